@@ -1,0 +1,106 @@
+"""devtensor: typed tensors over NumPy (CPU) and CuPy (CUDA), with structured kernels.
+
+The public API: :class:`Tensor` and its device-refined types (:mod:`devtensor.typed`), :class:`Device`, the
+dtypes, creation functions, and every op in its functional (``add``), inplace (``add_``) and out
+(``add(..., out=)``) variants. See DESIGN.md for the architecture and README.md for a tour.
+"""
+
+from devtensor import kernels as _kernels  # defines the built-in ops
+from devtensor._generated_ops import *
+from devtensor._generated_ops import __all__ as _ops_all
+from devtensor.creation import (
+    arange,
+    asarray,
+    empty,
+    empty_like,
+    from_dlpack,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from devtensor.device import Device
+from devtensor.dispatcher import DispatchKey
+from devtensor.dtypes import (
+    bool_ as bool,
+)
+from devtensor.dtypes import (
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from devtensor.errors import (
+    CastingError,
+    DeviceMismatchError,
+    DevtensorError,
+    MemoryOverlapError,
+    NoKernelError,
+    ReadOnlyError,
+    ShapeError,
+)
+from devtensor.tensor import Tensor
+from devtensor.typed import CPUTensor, CUDATensor, MetaTensor
+
+del _kernels
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CPUTensor",
+    "CUDATensor",
+    "CastingError",
+    "Device",
+    "DeviceMismatchError",
+    "DevtensorError",
+    "DispatchKey",
+    "MemoryOverlapError",
+    "MetaTensor",
+    "NoKernelError",
+    "ReadOnlyError",
+    "ShapeError",
+    "Tensor",
+    "arange",
+    "asarray",
+    "bool",
+    "complex64",
+    "complex128",
+    "empty",
+    "empty_like",
+    "float16",
+    "float32",
+    "float64",
+    "from_dlpack",
+    "from_numpy",
+    "full",
+    "full_like",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "linspace",
+    "ones",
+    "ones_like",
+    "tensor",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "zeros",
+    "zeros_like",
+    *_ops_all,
+]

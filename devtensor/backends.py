@@ -1,0 +1,327 @@
+"""Backends: how each device type allocates, converts and describes its arrays.
+
+A :class:`Backend` serves one device type and owns its refined tensor class. ``cpu`` is NumPy, ``cuda`` is CuPy
+(imported lazily, on first use of a CUDA device, from ``sys.modules`` or by import, so a stand-in module can
+serve tests on machines without a GPU), ``meta`` keeps shape and dtype in a zero-strided NumPy array that owns
+no memory.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from devtensor.device import Device, register_device_type
+from devtensor.dispatcher import DispatchKey
+from devtensor.dtypes import DType
+from devtensor.errors import NoDataError
+from devtensor.tensor import Tensor, new_storage
+from devtensor.typed.refined import CPUTensor, CUDATensor, MetaTensor
+
+__all__ = ["Backend", "backend_for", "cupy_module", "register_backend"]
+
+_new = object.__new__
+
+
+class Backend:
+    """The array operations of one device type (base class: NumPy on the CPU).
+
+    ``xp`` is the array module (NumPy-compatible). Subclasses override what differs.
+    """
+
+    device_type: str = "cpu"
+    tensor_class: type[Tensor] = CPUTensor
+    has_data: bool = True
+    #: ``alloc(shape, dtype)``: an uninitialised array on the current device (call it under the device guard).
+    alloc: Any = staticmethod(np.empty)
+
+    @property
+    def xp(self) -> ModuleType:
+        """The NumPy-compatible array module of this backend."""
+        return np
+
+    def guard(self, device: Device) -> AbstractContextManager[Any] | None:
+        """The device guard to hold around work on ``device`` (None: no guard needed)."""
+        return None
+
+    def empty(self, shape: tuple[int, ...], dtype: DType, device: Device) -> Any:
+        """An uninitialised array of ``shape`` and ``dtype`` on ``device``."""
+        return np.empty(shape, dtype)
+
+    def from_numpy(self, array: np.ndarray[Any, Any], device: Device, copy: bool | None) -> Any:
+        """``array`` on ``device``; zero-copy where possible unless ``copy`` is True."""
+        return np.array(array, copy=copy)
+
+    def from_other(self, src: Backend, array: Any, device: Device, dtype: DType) -> Any:
+        """An array on ``device`` with ``dtype`` holding the data of ``array`` from backend ``src`` (a copy)."""
+        return src.to_numpy(array).astype(dtype, copy=True)
+
+    def to_numpy(self, array: Any) -> np.ndarray[Any, Any]:
+        """The data as a NumPy array (shared for CPU, copied from a device)."""
+        return array  # type: ignore[no-any-return]
+
+    def to_numpy_shared(self, array: Any, device: Device) -> np.ndarray[Any, Any]:
+        """The data as a NumPy array sharing memory (CPU only)."""
+        return array  # type: ignore[no-any-return]
+
+    def writeable(self, array: Any) -> bool:
+        """Whether the memory can be written."""
+        return bool(array.flags.writeable)
+
+    def element_strides(self, array: Any) -> tuple[int, ...]:
+        """Strides in elements."""
+        item = array.dtype.itemsize
+        return tuple(s // item for s in array.strides)
+
+    def is_contiguous(self, array: Any) -> bool:
+        """Whether ``array`` is C-contiguous."""
+        return bool(array.flags.c_contiguous)
+
+    def storage_root(self, array: Any) -> object:
+        """The object owning ``array``'s memory (the end of its ``base`` chain)."""
+        root = array
+        while True:
+            base = getattr(root, "base", None)
+            if base is None:
+                return root
+            root = base
+
+    def shares_memory(self, a: Any, b: Any) -> bool:
+        """Whether ``a`` and ``b`` share any element's memory (exact where affordable, else conservative)."""
+        try:
+            return bool(np.shares_memory(a, b, max_work=100_000))  # type: ignore[arg-type]  # numpy's stub is too narrow
+        except np.exceptions.TooHardError:
+            return True
+
+    def same_layout(self, a: Any, b: Any) -> bool:
+        """Whether ``a`` and ``b`` are the same elements: same data pointer, shape and strides."""
+        return bool(
+            a.shape == b.shape
+            and a.strides == b.strides
+            and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+        )
+
+    def wrap(self, array: Any, device: Device) -> Tensor:
+        """A new tensor over ``array`` with a new storage (version 0)."""
+        t = _new(self.tensor_class)
+        t._array = array
+        t._device = device
+        t._storage = new_storage(self.storage_root(array))
+        t._shape = array.shape
+        t._dtype = array.dtype
+        return t
+
+    def wrap_view(self, array: Any, base: Tensor) -> Tensor:
+        """A view tensor over ``array`` sharing ``base``'s storage (and so its version counter)."""
+        t = _new(self.tensor_class)
+        t._array = array
+        t._device = base._device
+        t._storage = base._storage
+        t._shape = array.shape
+        t._dtype = array.dtype
+        return t
+
+    def repr(self, tensor: Tensor) -> str:
+        """PyTorch-style repr: ``tensor([...], dtype=float32)`` plus the device when not CPU."""
+        data = np.array2string(self.to_numpy(tensor._array), separator=", ", prefix="tensor(")
+        extra = "" if tensor._device.type == "cpu" else f", device='{tensor._device}'"
+        return f"tensor({data}{extra}, dtype={tensor.dtype})"
+
+
+class MetaBackend(Backend):
+    """The ``meta`` device: shape and dtype only. Arrays are zero-strided broadcasts of one element."""
+
+    device_type = "meta"
+    tensor_class = MetaTensor
+    has_data = False
+    alloc = staticmethod(lambda shape, dtype: np.broadcast_to(np.empty((), dtype), shape))
+
+    def empty(self, shape: tuple[int, ...], dtype: DType, device: Device) -> Any:
+        return np.broadcast_to(np.empty((), dtype), shape)
+
+    def from_numpy(self, array: np.ndarray[Any, Any], device: Device, copy: bool | None) -> Any:
+        return np.broadcast_to(np.empty((), array.dtype), array.shape)
+
+    def from_other(self, src: Backend, array: Any, device: Device, dtype: DType) -> Any:
+        return np.broadcast_to(np.empty((), dtype), array.shape)
+
+    def to_numpy(self, array: Any) -> np.ndarray[Any, Any]:
+        raise NoDataError("meta tensors have a shape and a dtype but no data; use a cpu or cuda tensor")
+
+    def to_numpy_shared(self, array: Any, device: Device) -> np.ndarray[Any, Any]:
+        return self.to_numpy(array)
+
+    def writeable(self, array: Any) -> bool:
+        return True
+
+    def element_strides(self, array: Any) -> tuple[int, ...]:
+        strides: list[int] = []
+        acc = 1
+        for n in reversed(array.shape):
+            strides.append(acc)
+            acc *= max(n, 1)
+        return tuple(reversed(strides))
+
+    def is_contiguous(self, array: Any) -> bool:
+        return True
+
+    def shares_memory(self, a: Any, b: Any) -> bool:
+        return False
+
+    def repr(self, tensor: Tensor) -> str:
+        return f"tensor(..., device='meta', size={tensor.shape}, dtype={tensor.dtype})"
+
+
+def cupy_module() -> ModuleType:
+    """The ``cupy`` module: ``sys.modules['cupy']`` if present (a test stand-in may be), else imported.
+
+    Raises:
+        RuntimeError: CuPy is not installed (install the ``cuda`` extra: ``pip install devtensor[cuda]``).
+    """
+    mod = sys.modules.get("cupy")
+    if mod is not None:
+        return mod
+    try:
+        return importlib.import_module("cupy")
+    except ImportError as e:
+        raise RuntimeError(
+            "CUDA tensors need CuPy, which is not installed; install it with `pip install devtensor[cuda]`"
+        ) from e
+
+
+class CUDABackend(Backend):
+    """CUDA devices through CuPy. Allocation and copies run under the device guard of the target device."""
+
+    device_type = "cuda"
+    tensor_class = CUDATensor
+    alloc = staticmethod(lambda shape, dtype: cupy_module().empty(shape, dtype))
+
+    @property
+    def xp(self) -> ModuleType:
+        return cupy_module()
+
+    def guard(self, device: Device) -> AbstractContextManager[Any] | None:
+        assert device.index is not None
+        return cupy_module().cuda.Device(device.index)  # type: ignore[no-any-return]
+
+    def empty(self, shape: tuple[int, ...], dtype: DType, device: Device) -> Any:
+        cp = cupy_module()
+        assert device.index is not None
+        with cp.cuda.Device(device.index):
+            return cp.empty(shape, dtype)
+
+    def from_numpy(self, array: np.ndarray[Any, Any], device: Device, copy: bool | None) -> Any:
+        cp = cupy_module()
+        assert device.index is not None
+        with cp.cuda.Device(device.index):
+            return cp.array(array, copy=True)
+
+    def from_other(self, src: Backend, array: Any, device: Device, dtype: DType) -> Any:
+        cp = cupy_module()
+        assert device.index is not None
+        with cp.cuda.Device(device.index):
+            if isinstance(src, CUDABackend):
+                return cp.array(array, dtype=dtype, copy=True)
+            return cp.array(src.to_numpy(array), dtype=dtype, copy=True)
+
+    def to_numpy(self, array: Any) -> np.ndarray[Any, Any]:
+        return cupy_module().asnumpy(array)  # type: ignore[no-any-return]
+
+    def to_numpy_shared(self, array: Any, device: Device) -> np.ndarray[Any, Any]:
+        raise TypeError(
+            f"can't convert a {device} tensor to a NumPy array implicitly; call .cpu() first to copy it to host memory"
+        )
+
+    def writeable(self, array: Any) -> bool:
+        return True
+
+    def shares_memory(self, a: Any, b: Any) -> bool:
+        try:
+            return bool(cupy_module().shares_memory(a, b))
+        except Exception:
+            # Conservative: without an exact answer, memory ranges that meet count as shared.
+            return _ranges_meet(a, b)
+
+    def same_layout(self, a: Any, b: Any) -> bool:
+        return bool(a.shape == b.shape and a.strides == b.strides and a.data.ptr == b.data.ptr)
+
+
+def _ranges_meet(a: Any, b: Any) -> bool:
+    def bounds(x: Any) -> tuple[int, int]:
+        lo = hi = int(x.data.ptr)
+        for n, s in zip(x.shape, x.strides, strict=False):
+            if n == 0:
+                return (0, 0)
+            if s > 0:
+                hi += (n - 1) * s
+            else:
+                lo += (n - 1) * s
+        return lo, hi + x.dtype.itemsize
+
+    (a0, a1), (b0, b1) = bounds(a), bounds(b)
+    return a0 < b1 and b0 < a1
+
+
+_backends: dict[str, Backend] = {}
+
+
+def register_backend(backend: Backend) -> None:
+    """Register ``backend`` for its device type and bind its tensor class to it."""
+    _backends[backend.device_type] = backend
+    backend.tensor_class._backend = backend
+
+
+def backend_for(device: Device) -> Backend:
+    """The backend serving ``device``'s type. Raises ValueError for a device type with no backend."""
+    try:
+        return _backends[device.type]
+    except KeyError:
+        raise ValueError(f"no backend is registered for device type {device.type!r}") from None
+
+
+def _cuda_guard(index: int) -> AbstractContextManager[Any]:
+    return cupy_module().cuda.Device(index)  # type: ignore[no-any-return]
+
+
+def _cuda_current_index() -> int:
+    try:
+        return int(cupy_module().cuda.runtime.getDevice())
+    except Exception:
+        return 0
+
+
+register_device_type(
+    "cuda",
+    DispatchKey.CUDA,
+    indexed=True,
+    guard=_cuda_guard,
+    current_index=_cuda_current_index,
+)
+register_backend(Backend())
+register_backend(CUDABackend())
+register_backend(MetaBackend())
+
+
+def shape_tuple(op: str, arg: str, size: Sequence[Any]) -> tuple[int, ...]:
+    """``size`` as a tuple of non-negative ints. Raises ArgumentTypeError / ValueError naming op and arg."""
+    import operator
+
+    from devtensor.errors import ArgumentTypeError
+
+    dims: list[int] = []
+    for n in size:
+        if isinstance(n, bool):
+            raise ArgumentTypeError(f"{op}: argument '{arg}' must be a sequence of ints, got {tuple(size)!r}")
+        try:
+            dims.append(operator.index(n))
+        except TypeError:
+            raise ArgumentTypeError(f"{op}: argument '{arg}' must be a sequence of ints, got {tuple(size)!r}") from None
+    if any(n < 0 for n in dims):
+        raise ValueError(f"{op}: argument '{arg}' has a negative dimension: {tuple(dims)!r}")
+    return tuple(dims)

@@ -1,0 +1,188 @@
+"""Devices: ``cpu``, ``cuda:N``, ``meta`` and any device type registered out of tree.
+
+A :class:`Device` is interned: parsing the same spec twice gives the same object, so the front compares devices
+by identity. Parsing follows PyTorch's ``torch.device``: ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"meta"``, a
+non-negative int ``N`` meaning ``cuda:N``, or a Device; ``Device("cuda", 1)`` is ``cuda:1``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeAlias
+
+from devtensor.dispatcher import DispatchKey
+
+__all__ = ["Device", "DeviceLike", "as_device", "register_device_type"]
+
+
+@dataclass(frozen=True, slots=True)
+class _DeviceType:
+    name: str
+    key: DispatchKey
+    indexed: bool
+    guard: Callable[[int], AbstractContextManager[Any]] | None
+    current_index: Callable[[], int] | None
+
+
+_device_types: dict[str, _DeviceType] = {}
+
+
+def register_device_type(
+    name: str,
+    key: DispatchKey,
+    *,
+    indexed: bool = False,
+    guard: Callable[[int], AbstractContextManager[Any]] | None = None,
+    current_index: Callable[[], int] | None = None,
+) -> None:
+    """Register a device type (e.g. ``"cuda"``) and the dispatch key its tensors dispatch to.
+
+    Args:
+        name: lowercase identifier, the text before ``:`` in a device string.
+        key: the dispatch key of tensors on this device type.
+        indexed: whether devices carry an index (``cuda:0``); unindexed types (``cpu``) reject one.
+        guard: for indexed types, ``guard(index)`` returns the context manager that makes that device current
+            around a kernel call (the device guard); ``None`` when no guard is needed.
+        current_index: for indexed types, returns the index that a bare ``"name"`` means on creation.
+    Raises:
+        ValueError: the name is not a lowercase identifier, or is registered already.
+    """
+    if not (name.isidentifier() and name.islower()):
+        raise ValueError(f"register_device_type: name must be a lowercase identifier, got {name!r}")
+    if name in _device_types:
+        raise ValueError(f"register_device_type: device type {name!r} is registered already")
+    _device_types[name] = _DeviceType(name, key, indexed, guard, current_index)
+
+
+register_device_type("cpu", DispatchKey.CPU)
+register_device_type("meta", DispatchKey.Meta)
+
+
+class Device:
+    """A device: a type (``"cpu"``, ``"cuda"``, ``"meta"``, …) and, for indexed types, an index.
+
+    ``Device(spec)`` accepts a string (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"meta"``), a non-negative int
+    (``N`` means ``cuda:N``, as in PyTorch) or a Device; ``Device("cuda", 1)`` takes the index separately.
+    Devices are interned, hashable and compare equal when type and index are equal. ``Device("cuda")`` has
+    index ``None`` ("the current CUDA device"); tensors always live on an indexed device.
+
+    Raises:
+        ValueError: an unknown device type, a malformed string, a negative or non-int index, an index on an
+            unindexed type, or a bool.
+        TypeError: a spec that is not a str, int or Device.
+    """
+
+    __slots__ = ("__weakref__", "_guard", "index", "key", "type")
+    _interned: ClassVar[dict[tuple[str, int | None], Device]] = {}
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+    type: str
+    index: int | None
+    key: DispatchKey
+    _guard: Callable[[], AbstractContextManager[Any]] | None
+
+    def __new__(cls, spec: DeviceLike, index: int | None = None) -> Device:
+        if type(spec) is Device:
+            if index is not None and index != spec.index:
+                raise ValueError(f"Device: got device {spec} and a different index {index!r}")
+            return spec
+        dev_type, parsed_index = _parse(spec, index)
+        found = cls._interned.get((dev_type, parsed_index))
+        if found is not None:
+            return found
+        info = _device_types[dev_type]
+        with cls._lock:
+            found = cls._interned.get((dev_type, parsed_index))
+            if found is None:
+                found = object.__new__(cls)
+                found.type = dev_type
+                found.index = parsed_index
+                found.key = info.key
+                guard = info.guard
+                found._guard = None
+                if guard is not None and parsed_index is not None:
+                    found._guard = _bind_guard(guard, parsed_index)
+                cls._interned[(dev_type, parsed_index)] = found
+        return found
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Device, (str(self),))
+
+    def resolved(self) -> Device:
+        """This device with a concrete index: ``cuda`` becomes ``cuda:<current device>``; others unchanged."""
+        if self.index is not None:
+            return self
+        info = _device_types[self.type]
+        if not info.indexed:
+            return self
+        current = info.current_index
+        return Device(self.type, current() if current is not None else 0)
+
+
+def _bind_guard(
+    guard: Callable[[int], AbstractContextManager[Any]], index: int
+) -> Callable[[], AbstractContextManager[Any]]:
+    def enter() -> AbstractContextManager[Any]:
+        return guard(index)
+
+    return enter
+
+
+def _parse(spec: object, index: int | None) -> tuple[str, int | None]:
+    if isinstance(spec, bool):
+        raise ValueError(f"Device: expected a device string, int or Device, got the bool {spec!r}")
+    if isinstance(spec, int):
+        if index is not None:
+            raise ValueError(f"Device: got an int device {spec} and an index {index!r}")
+        dev_type, raw_index = "cuda", str(spec)
+    elif isinstance(spec, str):
+        dev_type, sep, raw_index = spec.strip().partition(":")
+        if sep and not raw_index:
+            raise ValueError(f"Device: malformed device string {spec!r} (expected e.g. 'cuda:0')")
+        if sep and index is not None:
+            raise ValueError(f"Device: got device string {spec!r} with an index and an index {index!r}")
+    else:
+        raise TypeError(f"Device: expected a device string, int or Device, got {type(spec).__name__} {spec!r}")
+    info = _device_types.get(dev_type)
+    if info is None:
+        known = ", ".join(sorted(_device_types))
+        raise ValueError(f"Device: unknown device type {dev_type!r} in {spec!r}; known types: {known}")
+    parsed: int | None = None
+    if raw_index:
+        if not (raw_index.isascii() and raw_index.isdigit()):
+            raise ValueError(f"Device: device index must be a non-negative int, got {raw_index!r} in {spec!r}")
+        parsed = int(raw_index)
+    elif index is not None:
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise ValueError(f"Device: device index must be a non-negative int, got {index!r}")
+        parsed = index
+    if parsed is not None and not info.indexed:
+        raise ValueError(f"Device: device type {dev_type!r} takes no index, got {spec!r} with index {parsed}")
+    return dev_type, parsed
+
+
+DeviceLike: TypeAlias = "Device | str | int"
+
+
+def as_device(spec: DeviceLike | None, default: Device | None = None) -> Device:
+    """Parse ``spec`` into a concrete Device (``cuda`` resolves to the current CUDA device).
+
+    Returns ``default`` (resolved) when ``spec`` is None; ``cpu`` when both are None. Raises as ``Device``.
+    """
+    if spec is None:
+        return (default or CPU).resolved()
+    return Device(spec).resolved()
+
+
+CPU: Device = Device("cpu")
+META: Device = Device("meta")

@@ -1,0 +1,155 @@
+"""Dispatch keys and the per-op kernel tables.
+
+A :class:`DispatchKey` names a backend (CPU, CUDA, Meta, or one registered out of tree). Keys are interned: one
+object per name, compared by identity. Each structured op owns a :class:`KernelTable` mapping key -> kernel;
+the resolved handler per key is cached in a plain dict, and every registration clears the caches it can
+affect (a kernel: that op's; a backend fallback, which serves every op: every op's), so a call never sees a
+stale handler.
+
+Semantics follow PyTorch's dispatcher (RFC-0005 and the Python dispatcher PRs): a kernel registered for the op
+and key wins; else the backend fallback for the key; else :class:`~devtensor.errors.NoKernelError`.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any, ClassVar, Final
+
+from devtensor.errors import NoKernelError
+
+__all__ = [
+    "META_ONLY",
+    "DispatchKey",
+    "KernelTable",
+    "register_fallback",
+    "unregister_fallback",
+]
+
+
+class DispatchKey:
+    """An interned backend key. ``DispatchKey("CPU") is DispatchKey.CPU``.
+
+    Args:
+        name: an identifier, e.g. ``"CPU"``; creating a key with a new name registers it.
+    Raises:
+        ValueError: the name is not a Python identifier.
+    """
+
+    __slots__ = ("index", "name")
+    _interned: ClassVar[dict[str, DispatchKey]] = {}
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+    name: str
+    index: int
+
+    CPU: ClassVar[DispatchKey]
+    CUDA: ClassVar[DispatchKey]
+    Meta: ClassVar[DispatchKey]
+
+    def __new__(cls, name: str) -> DispatchKey:
+        key = cls._interned.get(name)
+        if key is not None:
+            return key
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"DispatchKey: name must be an identifier, got {name!r}")
+        with cls._lock:
+            key = cls._interned.get(name)
+            if key is None:
+                key = object.__new__(cls)
+                key.name = name
+                key.index = len(cls._interned)
+                cls._interned[name] = key
+        return key
+
+    def __repr__(self) -> str:
+        return f"DispatchKey.{self.name}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (DispatchKey, (self.name,))
+
+
+DispatchKey.CPU = DispatchKey("CPU")
+DispatchKey.CUDA = DispatchKey("CUDA")
+DispatchKey.Meta = DispatchKey("Meta")
+
+#: Returned by a table for the Meta key when it has no kernel: the front runs the meta function only.
+META_ONLY: Final = object()
+
+_fallbacks: dict[DispatchKey, Callable[..., None]] = {}
+_tables: weakref.WeakSet[KernelTable] = weakref.WeakSet()
+
+
+def register_fallback(key: DispatchKey, fallback: Callable[..., None]) -> None:
+    """Register a backend fallback: one callable serving every op that has no kernel for ``key``.
+
+    The fallback is called as ``fallback(op, *args, out=const_out, **kwargs)`` with the op's arguments.
+    Registering replaces any earlier fallback for the key; every op's cached handlers are invalidated.
+    """
+    _fallbacks[key] = fallback
+    for table in list(_tables):
+        table.handlers.clear()
+
+
+def unregister_fallback(key: DispatchKey) -> None:
+    """Remove the backend fallback for ``key`` (if any); every op's cached handlers are invalidated."""
+    _fallbacks.pop(key, None)
+    for table in list(_tables):
+        table.handlers.clear()
+
+
+class KernelTable:
+    """An op's kernels per dispatch key, with a cached key -> handler dict for the hot path.
+
+    ``handlers`` is read directly by generated fronts: ``handlers.get(key)`` is one dict lookup; a miss goes
+    through :meth:`resolve`, which fills it. Any registration clears it.
+    """
+
+    __slots__ = ("__weakref__", "handlers", "kernels", "op_name")
+
+    def __init__(self, op_name: str) -> None:
+        self.op_name = op_name
+        self.kernels: dict[DispatchKey, Callable[..., None]] = {}
+        self.handlers: dict[DispatchKey, Any] = {}
+        _tables.add(self)
+
+    def register(self, key: DispatchKey, kernel: Callable[..., None]) -> None:
+        """Set the kernel for ``key`` (replacing any) and drop cached handlers."""
+        self.kernels[key] = kernel
+        self.handlers.clear()
+
+    def unregister(self, key: DispatchKey) -> None:
+        """Remove the kernel for ``key`` (if any) and drop cached handlers."""
+        self.kernels.pop(key, None)
+        self.handlers.clear()
+
+    def resolve(self, key: DispatchKey, devices: str) -> Any:
+        """The handler for ``key``: its kernel, else the backend fallback bound to this op, else META_ONLY
+        for the Meta key; caches it.
+
+        Raises:
+            NoKernelError: nothing serves the key; the message names the op, the key, ``devices`` (the
+                devices seen in the call) and the keys that do have kernels.
+        """
+        handler: Any = self.kernels.get(key)
+        if handler is None:
+            fallback = _fallbacks.get(key)
+            if fallback is not None:
+                handler = _bind_fallback(fallback, self.op_name)
+            elif key is DispatchKey.Meta:
+                handler = META_ONLY
+            else:
+                have = ", ".join(sorted(k.name for k in self.kernels)) or "none"
+                raise NoKernelError(
+                    f"{self.op_name}: no kernel for dispatch key {key.name} (devices: {devices}); "
+                    f"keys with kernels: {have}"
+                )
+        self.handlers[key] = handler
+        return handler
+
+
+def _bind_fallback(fallback: Callable[..., None], op_name: str) -> Callable[..., None]:
+    def handler(*args: Any, **kwargs: Any) -> None:
+        fallback(op_name, *args, **kwargs)
+
+    return handler

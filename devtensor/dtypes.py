@@ -1,0 +1,141 @@
+"""Dtypes: NumPy's dtype objects, re-exported, and NumPy 2's promotion with weak Python scalars (NEP 50).
+
+The supported dtypes are bool, int8..int64, uint8..uint64, float16, float32, float64, complex64 and complex128.
+Every function here answers from a cache: the first call for a combination asks NumPy, later ones are one dict
+lookup.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Final, TypeAlias
+
+import numpy as np
+
+from devtensor.errors import ArgumentTypeError, CastingError
+
+__all__ = [
+    "SCALAR_TYPES",
+    "DType",
+    "DTypeLike",
+    "Scalar",
+    "bool_",
+    "can_cast",
+    "complex64",
+    "complex128",
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "result_type",
+    "to_dtype",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+]
+
+DType: TypeAlias = np.dtype[Any]
+#: What ``dtype=`` accepts: a dtype, a NumPy scalar type (``np.float32``) or a dtype name (``"float32"``).
+DTypeLike: TypeAlias = "np.dtype[Any] | type[np.generic] | str"
+#: A Python number: the only scalars ops accept. Python scalars are weak in promotion (NEP 50).
+Scalar: TypeAlias = bool | int | float | complex
+#: The exact Python scalar types; the front checks ``type(x) in SCALAR_TYPES``.
+SCALAR_TYPES: Final = frozenset({bool, int, float, complex})
+
+bool_: Final[DType] = np.dtype(np.bool_)
+int8: Final[DType] = np.dtype(np.int8)
+int16: Final[DType] = np.dtype(np.int16)
+int32: Final[DType] = np.dtype(np.int32)
+int64: Final[DType] = np.dtype(np.int64)
+uint8: Final[DType] = np.dtype(np.uint8)
+uint16: Final[DType] = np.dtype(np.uint16)
+uint32: Final[DType] = np.dtype(np.uint32)
+uint64: Final[DType] = np.dtype(np.uint64)
+float16: Final[DType] = np.dtype(np.float16)
+float32: Final[DType] = np.dtype(np.float32)
+float64: Final[DType] = np.dtype(np.float64)
+complex64: Final[DType] = np.dtype(np.complex64)
+complex128: Final[DType] = np.dtype(np.complex128)
+
+SUPPORTED: Final[frozenset[DType]] = frozenset(
+    {bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64}
+    | {float16, float32, float64, complex64, complex128}
+)
+
+_to_dtype_cache: dict[object, DType] = {}
+
+
+def to_dtype(spec: object, *, op: str = "dtype", arg: str = "dtype") -> DType:
+    """The supported dtype named by ``spec`` (a dtype, a NumPy scalar type or a dtype name).
+
+    Raises:
+        ArgumentTypeError (a TypeError): ``spec`` names no dtype, or one devtensor does not support (strings,
+            objects, datetimes, non-native byte order); the message names ``op`` and ``arg``.
+    """
+    try:
+        return _to_dtype_cache[spec]
+    except (KeyError, TypeError):
+        pass
+    try:
+        dt = np.dtype(spec)  # type: ignore[call-overload]  # spec is checked right here
+    except TypeError:
+        dt = None
+    if dt is None or dt not in SUPPORTED or not dt.isnative:
+        names = ", ".join(sorted(d.name for d in SUPPORTED))
+        raise ArgumentTypeError(f"{op}: argument '{arg}' must be a supported dtype ({names}), got {spec!r}")
+    with contextlib.suppress(TypeError):
+        _to_dtype_cache[spec] = dt
+    return dt  # type: ignore[no-any-return]
+
+
+# Weak Python scalars take part in promotion as their Python type; NumPy's resolve/result_type needs a value of
+# that type, any value.
+_WEAK_PROXY: Final[dict[type, object]] = {bool: False, int: 0, float: 0.0, complex: 0j}
+_result_cache: dict[tuple[object, ...], DType] = {}
+
+
+def result_type(*operands: DType | type) -> DType:
+    """The promoted dtype of tensor dtypes and weak Python scalar types (``int``, ``float``, …).
+
+    Follows NumPy 2's ``result_type`` under NEP 50: ``result_type(float32, float)`` is float32 and
+    ``result_type(int8, int)`` is int8. Cached per combination.
+
+    Raises:
+        TypeError: NumPy finds no common dtype.
+    """
+    try:
+        return _result_cache[operands]
+    except KeyError:
+        pass
+    args: list[Any] = [_WEAK_PROXY[o] if isinstance(o, type) else o for o in operands]
+    dt = np.result_type(*args)
+    _result_cache[operands] = dt
+    return dt
+
+
+_cast_cache: dict[tuple[DType, DType], bool] = {}
+
+
+def can_cast(from_: DType, to: DType) -> bool:
+    """Whether ``from_`` casts to ``to`` under NumPy's ``same_kind`` rule (PyTorch's rule for out and inplace:
+    no float -> int, no complex -> real; bool -> anything and widening or narrowing within a kind are fine)."""
+    key = (from_, to)
+    try:
+        return _cast_cache[key]
+    except KeyError:
+        ok = bool(np.can_cast(from_, to, casting="same_kind"))
+        _cast_cache[key] = ok
+        return ok
+
+
+def check_cast(op: str, arg: str, result: DType, target: DType) -> None:
+    """Raise :class:`CastingError` naming ``op`` and ``arg`` when ``result`` cannot be cast to ``target``."""
+    if result is not target and not can_cast(result, target):
+        raise CastingError(
+            f"{op}: result type {result.name} can't be cast to the desired output type {target.name} "
+            f"of argument '{arg}' (same_kind casting)"
+        )

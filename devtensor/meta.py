@@ -1,0 +1,224 @@
+"""Helpers for writing meta functions: broadcasting and ufunc result dtypes, cached.
+
+A meta function checks its arguments and returns ``(shape, dtype)`` of the result. These helpers answer the
+usual questions for elementwise ops from caches (one dict lookup after the first call of a combination):
+
+* :func:`broadcast_shapes` follows NumPy's broadcasting rules;
+* :func:`unary_ufunc_meta`, :func:`binary_ufunc_meta` build the meta function of a ufunc-like op, and
+  :func:`ufunc_meta` computes one for any number of arguments; all take the result dtype from NumPy's own type resolution for the ufunc
+  (``ufunc.resolve_dtypes``), with Python scalars weak as NEP 50 says, and checks that Python ints fit the
+  integer dtype they are used with (NumPy 2 raises OverflowError for that too, at call time).
+
+Errors name the op and the arguments.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any, Final
+
+import numpy as np
+
+from devtensor.dtypes import DType, Scalar
+from devtensor.errors import ArgumentTypeError, ScalarOverflowError, ShapeError
+from devtensor.tensor import Tensor, TensorOrScalar, TensorSpec
+
+__all__ = [
+    "binary_ufunc_meta",
+    "broadcast_shapes",
+    "ufunc_meta",
+    "ufunc_result_dtype",
+    "unary_ufunc_meta",
+]
+
+_broadcast_cache: dict[tuple[tuple[int, ...], ...], tuple[int, ...]] = {}
+_MAX_CACHE: Final = 4096
+
+
+def broadcast_shapes(op: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast of ``shapes`` (NumPy's rules: align right, 1 stretches, equal sizes match).
+
+    Raises:
+        ShapeError (a ValueError): the shapes do not broadcast; names the op and every shape.
+    """
+    try:
+        return _broadcast_cache[shapes]
+    except KeyError:
+        pass
+    try:
+        result = np.broadcast_shapes(*shapes)
+    except ValueError:
+        listed = " and ".join(str(list(s)) for s in shapes)
+        raise ShapeError(f"{op}: shapes {listed} cannot be broadcast together") from None
+    if len(_broadcast_cache) >= _MAX_CACHE:
+        _broadcast_cache.clear()
+    _broadcast_cache[shapes] = result
+    return result
+
+
+# (ufunc, operand dtypes or weak scalar types) -> (result dtype, indices of int scalars to range-check, loop dtypes)
+_resolve_cache: dict[tuple[Any, ...], tuple[DType, tuple[int, ...], tuple[DType, ...]]] = {}
+_IINFO: Final[dict[DType, tuple[int, int]]] = {}
+
+
+def _resolve(op: str, ufunc: np.ufunc, operands: tuple[Any, ...]) -> tuple[DType, tuple[int, ...], tuple[DType, ...]]:
+    key = (ufunc, *operands)
+    try:
+        return _resolve_cache[key]
+    except KeyError:
+        pass
+    # NumPy's resolver takes Python int/float/complex as weak scalars; bool is the lowest kind, so a bool
+    # dtype promotes identically.
+    given = tuple(np.dtype(np.bool_) if o is bool else o for o in operands) + (None,) * ufunc.nout
+    try:
+        loop = ufunc.resolve_dtypes(given)
+    except TypeError as e:
+        names = ", ".join(o.__name__ if isinstance(o, type) else str(o) for o in operands)
+        raise ArgumentTypeError(f"{op}: not supported for argument dtypes ({names}): {e}") from None
+    int_scalars = tuple(
+        i for i, o in enumerate(operands) if o is int and loop[i].kind in "iu" and loop[i].itemsize < 16
+    )
+    entry = (loop[ufunc.nin], int_scalars, tuple(loop[: ufunc.nin]))
+    _resolve_cache[key] = entry
+    return entry
+
+
+def _check_int_scalar(op: str, arg: str, value: int, dtype: DType) -> None:
+    bounds = _IINFO.get(dtype)
+    if bounds is None:
+        info = np.iinfo(dtype)
+        bounds = _IINFO[dtype] = (int(info.min), int(info.max))
+    if not bounds[0] <= value <= bounds[1]:
+        raise ScalarOverflowError(
+            f"{op}: Python integer {value} (argument '{arg}') is out of bounds for {dtype.name} "
+            f"[{bounds[0]}, {bounds[1]}]"
+        )
+
+
+def ufunc_result_dtype(op: str, ufunc: np.ufunc, *operands: DType | type) -> DType:
+    """The result dtype NumPy's ``ufunc`` gives for tensor dtypes and weak Python scalar types (cached).
+
+    Raises:
+        ArgumentTypeError: NumPy has no loop for these dtypes (e.g. ``neg`` of bool, ``remainder`` of complex).
+    """
+    return _resolve(op, ufunc, operands)[0]
+
+
+def unary_ufunc_meta(op: str, ufunc: np.ufunc) -> Callable[[Tensor], TensorSpec]:
+    """The meta function of a one-argument elementwise op computed as NumPy's ``ufunc``: it returns ``self``'s
+    shape and the dtype NumPy's ``ufunc`` gives for its dtype (``exp`` of int8 is float16, as in NumPy).
+
+    The returned meta raises ArgumentTypeError when NumPy has no loop for the dtype (``neg`` of bool).
+    """
+    cache: dict[Any, DType] = {}
+
+    def meta(self: Tensor) -> TensorSpec:
+        try:
+            return (self._shape, cache[self._dtype])
+        except KeyError:
+            dtype = cache[self._dtype] = _resolve(op, ufunc, (self._dtype,))[0]
+            return (self._shape, dtype)
+
+    meta.__name__ = meta.__qualname__ = op
+    return meta
+
+
+def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Callable[..., TensorSpec]:
+    """The meta function ``meta(self, other)`` (with ``*, alpha=1`` when ``alpha``) of a two-argument
+    elementwise op computed as NumPy's ``ufunc``: the broadcast shape of the tensor arguments and NumPy's result
+    dtype, Python numbers weak (NEP 50). ``alpha`` (``add``/``sub``) follows PyTorch's rule: bool for bool
+    results, no float for integral ones, no complex for real ones.
+
+    The returned meta raises ShapeError (shapes that do not broadcast), ArgumentTypeError (no NumPy loop, or
+    a bad ``alpha``) and ScalarOverflowError (a Python int out of range of the integer dtype it meets).
+    """
+    cache: dict[Any, dict[Any, tuple[DType, tuple[int, ...], tuple[DType, ...]]]] = {}
+
+    def meta(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1) -> TensorSpec:
+        if isinstance(self, Tensor):
+            shape = self._shape
+            da: Any = self._dtype
+            if isinstance(other, Tensor):
+                db: Any = other._dtype
+                if other._shape != shape:
+                    shape = broadcast_shapes(op, shape, other._shape)
+            else:
+                db = type(other)
+        else:
+            da = type(self)
+            if isinstance(other, Tensor):
+                shape = other._shape
+                db = other._dtype
+            else:
+                shape = ()
+                db = type(other)
+        try:
+            entry = cache[da][db]
+        except KeyError:
+            entry = cache.setdefault(da, {})[db] = _resolve(op, ufunc, (da, db))
+        if entry[1]:
+            for i in entry[1]:
+                _check_int_scalar(op, _BINARY_NAMES[i], (self, other)[i], entry[2][i])  # type: ignore[arg-type]
+        if alpha != 1 or type(alpha) is not int:
+            _check_alpha(op, alpha, entry[0], other)
+        return (shape, entry[0])
+
+    if not alpha:
+        # The op has no alpha: hide the parameter from the signature the schema is derived from, so no
+        # variant takes it; the meta itself still runs with its default (no extra call frame per op call).
+        sig = inspect.signature(meta)
+        meta.__signature__ = sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "alpha"])  # type: ignore[attr-defined]
+        meta.__annotations__ = {k: v for k, v in meta.__annotations__.items() if k != "alpha"}
+    meta.__name__ = meta.__qualname__ = op
+    return meta
+
+
+def _check_alpha(op: str, alpha: Scalar, result: DType, other: TensorOrScalar) -> None:
+    kind = result.kind
+    if type(alpha) not in (bool, int, float, complex):
+        raise ArgumentTypeError(f"{op}: argument 'alpha' must be a Python number, got {type(alpha).__name__}")
+    if kind == "b" and type(alpha) is not bool:
+        raise ArgumentTypeError(f"{op}: for boolean inputs, argument 'alpha' must be a bool, got {alpha!r}")
+    if kind in "iu" and type(alpha) not in (bool, int):
+        raise ArgumentTypeError(
+            f"{op}: for integral inputs, argument 'alpha' must not be a floating point number, got {alpha!r}"
+        )
+    if kind != "c" and type(alpha) is complex:
+        raise ArgumentTypeError(f"{op}: for non-complex inputs, argument 'alpha' must not be complex, got {alpha!r}")
+    if type(alpha) is int and kind in "iu" and isinstance(other, Tensor):
+        _check_int_scalar(op, "alpha", alpha, other._dtype)
+
+
+_BINARY_NAMES: Final = ("self", "other")
+
+
+def ufunc_meta(op: str, ufunc: np.ufunc, names: tuple[str, ...], *args: Any) -> tuple[tuple[int, ...], DType]:
+    """Meta of an elementwise op with any number of arguments computed as NumPy's ``ufunc``: broadcast shape of
+    the tensor arguments and NumPy's result dtype (NEP 50 weak scalars). ``names`` are the argument names for
+    errors.
+
+    Raises:
+        ShapeError: the tensor shapes do not broadcast.
+        ArgumentTypeError: no NumPy loop for the dtypes.
+        ScalarOverflowError (an OverflowError): a Python int out of range of the integer dtype it meets.
+    """
+    shape: tuple[int, ...] | None = None
+    operands: list[Any] = []
+    mixed = False
+    for a in args:
+        if isinstance(a, Tensor):
+            s = a._shape
+            if shape is None:
+                shape = s
+            elif s != shape:
+                mixed = True
+            operands.append(a._dtype)
+        else:
+            operands.append(type(a))
+    if mixed:
+        shape = broadcast_shapes(op, *(a._shape for a in args if isinstance(a, Tensor)))
+    dtype, int_scalars, loop = _resolve(op, ufunc, tuple(operands))
+    for i in int_scalars:
+        _check_int_scalar(op, names[i], args[i], loop[i])
+    return (shape if shape is not None else (), dtype)

@@ -1,0 +1,707 @@
+"""Structured ops: one definition (a meta function plus an impl per dispatch key), three generated variants.
+
+This is the one public way to define an op; the built-in ops use it too::
+
+    @structured_op(elementwise=True)
+    def add(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1) -> TensorSpec:
+        return binary_meta("add", np.add, self, other)          # checks + (shape, dtype) of the result
+
+    @add.impl("cpu")
+    def _(self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None:
+        np.add(arr(self), arr(other), out=out.array)
+
+From that, :class:`StructuredOp` generates (with exact signatures, as Python source compiled once per op):
+
+* the functional variant ``add(self, other, *, alpha=1, out=None)``: allocates the output from the meta
+  result on the arguments' device, or, given ``out=``, applies the out rules;
+* the inplace variant ``add_(self, other, *, alpha=1)``: ``self`` is the output;
+* Tensor methods (``t.add(...)``, ``t.add_(...)``).
+
+Around the impl, every variant runs the common code of DESIGN.md: argument type checks, the dispatch key from
+the devices of all tensor arguments (``out`` included; mixed devices raise DeviceMismatchError), one cached
+lookup of the handler, the meta function, the variant's output checks (PyTorch's rules: inplace shape and
+same_kind dtype; out device, dtype, resize with a UserWarning for non-empty outs, no resize of an out that is
+also an input), internal- and partial-overlap errors, the device guard, and one version bump per mutated
+tensor. Every check runs before any write, and a resized out is only swapped in after the impl succeeded, so a
+call that raises changes nothing. Meta tensors run the meta function only.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import types
+import typing
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Union
+
+from devtensor.device import Device
+from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable
+from devtensor.dtypes import SCALAR_TYPES, check_cast
+from devtensor.errors import (
+    ArgumentTypeError,
+    DeviceMismatchError,
+    MemoryOverlapError,
+    ReadOnlyError,
+    ShapeError,
+)
+from devtensor.tensor import (
+    Tensor,
+    TensorOrScalar,
+    TensorSpec,
+    check_no_internal_overlap,
+    new_storage,
+)
+from devtensor.typed.const_out import ConstOut, set_array
+
+__all__ = [
+    "OpSchema",
+    "Param",
+    "StructuredOp",
+    "TensorOrScalar",
+    "TensorSpec",
+    "all_ops",
+    "structured_op",
+]
+
+
+# Parameter categories, decided from the meta function's annotations.
+TENSOR: Final = "Tensor"
+TENSOR_OR_SCALAR: Final = "TensorOrScalar"
+SCALAR: Final = "Scalar"
+TENSOR_LIST: Final = "TensorList"
+OTHER: Final = "other"
+
+_RESERVED: Final = frozenset({"out"})
+
+
+class Param:
+    """One parameter of an op's schema: name, category, keyword-only or not, default, optional (``| None``)."""
+
+    __slots__ = ("annotation", "category", "default", "kw_only", "name", "optional")
+
+    def __init__(
+        self,
+        name: str,
+        category: str,
+        kw_only: bool,
+        default: Any,
+        optional: bool,
+        annotation: str,
+    ) -> None:
+        self.name = name
+        self.category = category
+        self.kw_only = kw_only
+        self.default = default
+        self.optional = optional
+        self.annotation = annotation
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not inspect.Parameter.empty
+
+    def __repr__(self) -> str:
+        return f"Param({self.name}: {self.annotation}, {self.category})"
+
+
+class OpSchema:
+    """An op's parameters, derived from its annotated meta function."""
+
+    __slots__ = ("name", "params")
+
+    def __init__(self, name: str, params: tuple[Param, ...]) -> None:
+        self.name = name
+        self.params = params
+
+    @property
+    def tensor_params(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.category in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST))
+
+    def __repr__(self) -> str:
+        return f"OpSchema({self.name}, {list(self.params)})"
+
+
+def _classify(op: str, name: str, hint: Any) -> tuple[str, bool]:
+    """(category, optional) of a parameter annotation."""
+    optional = False
+    args: tuple[Any, ...] = ()
+    origin = typing.get_origin(hint)
+    if origin is Union or origin is types.UnionType:
+        args = typing.get_args(hint)
+        if type(None) in args:
+            optional = True
+            args = tuple(a for a in args if a is not type(None))
+    else:
+        args = (hint,)
+    members = set(args)
+    if members == {Tensor}:
+        return TENSOR, optional
+    if Tensor in members and members - {Tensor} <= {bool, int, float, complex}:
+        return TENSOR_OR_SCALAR, optional
+    if len(args) == 1:
+        inner_origin = typing.get_origin(args[0])
+        if inner_origin in (list, tuple, Sequence, typing.Sequence) and typing.get_args(args[0])[:1] == (Tensor,):
+            return TENSOR_LIST, optional
+    if members == {bool, int, float, complex}:
+        return SCALAR, optional
+    if any(isinstance(a, type) and issubclass(a, Tensor) and a is not Tensor for a in members):
+        raise TypeError(
+            f"{op}: parameter '{name}' of the meta function is annotated with a refined tensor type {hint!r}; "
+            "meta functions take the generic Tensor (refined types belong to impls)"
+        )
+    return OTHER, optional
+
+
+def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
+    """The schema of an op from its meta function's signature and (resolved) annotations.
+
+    Raises:
+        TypeError: a parameter is unannotated, variadic, named ``out`` (reserved), or annotated with a
+            refined tensor type; the first parameter is not a tensor.
+        ValueError: the op name is not a valid identifier.
+    """
+    check_identifier("structured_op", "name", name)
+    sig = inspect.signature(meta)
+    hints = typing.get_type_hints(meta)
+    params: list[Param] = []
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise TypeError(f"{name}: the meta function may not take *args or **kwargs (parameter '{p.name}')")
+        if p.name in _RESERVED or p.name.startswith("_"):
+            raise TypeError(f"{name}: parameter name '{p.name}' is reserved (out, and names starting with '_')")
+        if p.name not in hints:
+            raise TypeError(f"{name}: parameter '{p.name}' of the meta function has no annotation")
+        category, optional = _classify(name, p.name, hints[p.name])
+        annotation = p.annotation if isinstance(p.annotation, str) else _annotation_text(hints[p.name])
+        params.append(
+            Param(
+                p.name,
+                category,
+                p.kind == p.KEYWORD_ONLY,
+                p.default,
+                optional,
+                annotation,
+            )
+        )
+    if not params or params[0].category not in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST):
+        raise TypeError(f"{name}: the first parameter of the meta function must be a Tensor (or a tensor list)")
+    return OpSchema(name, tuple(params))
+
+
+def _annotation_text(hint: Any) -> str:
+    if isinstance(hint, type):
+        return hint.__name__
+    return repr(hint).replace("typing.", "").replace("devtensor.tensor.", "")
+
+
+def check_identifier(op: str, arg: str, name: object) -> str:
+    """``name`` if it is a plain, non-keyword, non-dunder Python identifier; else ValueError naming op/arg."""
+    if (
+        not isinstance(name, str)
+        or not name.isidentifier()
+        or not name.isascii()
+        or keyword.iskeyword(name)
+        or name.startswith("__")
+    ):
+        raise ValueError(f"{op}: argument '{arg}' must be a plain ASCII identifier, got {name!r}")
+    return name
+
+
+# --- the registry of ops --------------------------------------------------------------------------------
+
+_ops: dict[str, StructuredOp] = {}
+
+
+def variant(name: str, kind: str) -> Callable[..., Tensor]:
+    """The generated ``kind`` (``"functional"`` or ``"inplace"``) variant of the op ``name``.
+
+    Raises:
+        KeyError: no op of that name, or it has no such variant.
+    """
+    op = _ops[name]
+    fn = op.functional if kind == "functional" else op.inplace if kind == "inplace" else None
+    if fn is None:
+        raise KeyError(f"op {name!r} has no {kind} variant")
+    return fn
+
+
+def all_ops() -> list[StructuredOp]:
+    """Every structured op defined so far, in definition order."""
+    return list(_ops.values())
+
+
+class StructuredOp:
+    """An op defined by a meta function and impls per dispatch key; holds its generated variants.
+
+    Attributes:
+        name: the op name (``"add"``).
+        meta: the meta function ``meta(*args) -> (shape, dtype)``.
+        schema: the :class:`OpSchema` derived from ``meta``'s annotations.
+        table: the :class:`~devtensor.dispatcher.KernelTable` (kernels per key, cached handlers).
+        functional: the generated functional+out variant ``name(..., out=None)``.
+        inplace: the generated inplace variant ``name_(self, ...)``, or None when the op has none.
+        elementwise: whether an output may be exactly one of the inputs (same memory and strides).
+    """
+
+    __slots__ = (
+        "doc",
+        "elementwise",
+        "functional",
+        "inplace",
+        "meta",
+        "method",
+        "name",
+        "schema",
+        "table",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        meta: Callable[..., TensorSpec],
+        *,
+        inplace: bool = True,
+        method: bool = True,
+        elementwise: bool = False,
+        doc: str | None = None,
+    ) -> None:
+        if name in _ops:
+            raise ValueError(f"structured_op: an op named {name!r} is defined already")
+        self.name = name
+        self.meta = meta
+        self.schema = schema_from_meta(name, meta)
+        self.table = KernelTable(name)
+        self.elementwise = elementwise
+        self.method = method
+        self.doc = doc if doc is not None else (meta.__doc__ or "")
+        self.functional: Callable[..., Tensor] = _generate(self, "functional")
+        self.inplace: Callable[..., Tensor] | None = None
+        if inplace:
+            if self.schema.params[0].category not in (TENSOR, TENSOR_OR_SCALAR):
+                raise TypeError(f"{name}: an inplace variant needs a tensor first parameter")
+            self.inplace = _generate(self, "inplace")
+        if method:
+            setattr(Tensor, name, self.functional)
+            if self.inplace is not None:
+                setattr(Tensor, name + "_", self.inplace)
+        _ops[name] = self
+
+    def impl(self, key: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+        """Decorator registering the impl for ``key`` (a DispatchKey, or a device type such as ``"cpu"``).
+
+        The impl takes the op's parameters (same names, same positional/keyword kinds; tensors refined to the
+        key's type) plus a keyword-only ``out`` (a ConstOut), writes the result into ``out.array`` and returns
+        None. It must do any data-dependent check before its first write.
+
+        Raises:
+            TypeError: the impl's parameters do not match the schema.
+        """
+        resolved = _key_of(key)
+
+        def register(fn: Callable[..., None]) -> Callable[..., None]:
+            self.register_kernel(resolved, fn)
+            return fn
+
+        return register
+
+    def register_kernel(self, key: DispatchKey | str, fn: Callable[..., None]) -> None:
+        """Register ``fn`` as the impl for ``key`` (replacing any); see :meth:`impl`."""
+        _check_impl_signature(self, fn)
+        self.table.register(_key_of(key), fn)
+
+    def __repr__(self) -> str:
+        return f"<structured op {self.name}>"
+
+
+def structured_op(
+    name: str | None = None,
+    *,
+    inplace: bool = True,
+    method: bool = True,
+    elementwise: bool = False,
+) -> Callable[[Callable[..., TensorSpec]], StructuredOp]:
+    """Decorator: define a structured op from its meta function; returns the :class:`StructuredOp`.
+
+    Args:
+        name: the op name (default: the meta function's name).
+        inplace: generate the inplace variant ``name_``.
+        method: attach ``name`` (and ``name_``) as Tensor methods.
+        elementwise: the op is elementwise, so an output may be exactly one of its inputs.
+    Raises:
+        ValueError: a bad or duplicate name.  TypeError: an unsupported meta signature.
+    """
+
+    def define(meta: Callable[..., TensorSpec]) -> StructuredOp:
+        return StructuredOp(
+            name or meta.__name__,
+            meta,
+            inplace=inplace,
+            method=method,
+            elementwise=elementwise,
+        )
+
+    return define
+
+
+def _key_of(key: DispatchKey | str) -> DispatchKey:
+    if isinstance(key, DispatchKey):
+        return key
+    if isinstance(key, str):
+        return Device(key).key
+    raise ArgumentTypeError(f"impl: argument 'key' must be a DispatchKey or a device type, got {key!r}")
+
+
+def _check_impl_signature(op: StructuredOp, fn: Callable[..., None]) -> None:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{op.name}: impl {fn!r} has no inspectable signature") from e
+    got = [(p.name, p.kind == p.KEYWORD_ONLY) for p in sig.parameters.values()]
+    want = [(p.name, p.kw_only) for p in op.schema.params] + [("out", True)]
+    if got != want:
+        raise TypeError(
+            f"{op.name}: impl {getattr(fn, '__qualname__', fn)!r} has parameters ({_fmt_params(got)}), expected "
+            f"({_fmt_params(want)}) (names and kinds of the meta function, plus keyword-only 'out'; "
+            "* marks keyword-only)"
+        )
+
+
+def _fmt_params(params: list[tuple[str, bool]]) -> str:
+    return ", ".join(f"{'*' if kw else ''}{n}" for n, kw in params)
+
+
+# --- the common code the generated fronts call -------------------------------------------------------------
+
+
+def _bad_type(op: str, arg: str, value: object, expected: str) -> typing.NoReturn:
+    raise ArgumentTypeError(f"{op}: argument '{arg}' must be {expected}, got {type(value).__name__} {_short(value)}")
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _mismatch(op: str, named: Sequence[tuple[str, Any]]) -> typing.NoReturn:
+    seen: list[str] = []
+    for arg, value in named:
+        if isinstance(value, Tensor):
+            seen.append(f"{value.device} ({arg})")
+        elif isinstance(value, (list, tuple)):
+            seen.extend(f"{v.device} ({arg}[{i}])" for i, v in enumerate(value) if isinstance(v, Tensor))
+    raise DeviceMismatchError(
+        f"{op}: expected all tensors to be on the same device, but found tensors on {', '.join(seen)}"
+    )
+
+
+def _no_tensor(op: str) -> typing.NoReturn:
+    raise ArgumentTypeError(f"{op}: expected at least one Tensor argument, got only Python numbers")
+
+
+def _list_device(op: str, arg: str, value: object, dev: Device | None, first: Tensor | None) -> tuple[Any, Any]:
+    if not isinstance(value, (list, tuple)):
+        _bad_type(op, arg, value, "a list or tuple of Tensors")
+    for i, t in enumerate(value):
+        if not isinstance(t, Tensor):
+            _bad_type(op, f"{arg}[{i}]", t, "a Tensor")
+        if dev is None:
+            dev, first = t._device, t
+        elif t._device is not dev:
+            raise DeviceMismatchError(
+                f"{op}: expected all tensors to be on the same device, but found {dev} and {t._device} ({arg}[{i}])"
+            )
+    return dev, first
+
+
+def _flat_tensors(args: Sequence[Any]) -> list[Tensor]:
+    found: list[Tensor] = []
+    for a in args:
+        if isinstance(a, Tensor):
+            found.append(a)
+        elif isinstance(a, (list, tuple)):
+            found.extend(t for t in a if isinstance(t, Tensor))
+    return found
+
+
+def _check_writable(op: str, arg: str, t: Tensor) -> None:
+    if not t._array.flags.writeable and t._backend.has_data:
+        raise ReadOnlyError(
+            f"{op}: argument '{arg}' is read-only (it wraps read-only memory, e.g. a non-writeable NumPy array)"
+        )
+
+
+def _check_overlap(op: str, arg: str, out: Tensor, inputs: Sequence[Any], elementwise: bool) -> None:
+    """Partial overlap between ``out`` and any input is an error; exact aliasing only for elementwise ops."""
+    root = out._storage[1]
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if x._storage[1] is root:
+                _check_pair(op, arg, out, x, elementwise)
+        elif isinstance(x, (list, tuple)):
+            _check_overlap(op, arg, out, x, elementwise)
+
+
+def _check_pair(op: str, arg: str, out: Tensor, x: Tensor, elementwise: bool) -> None:
+    backend = out._backend
+    if x is out or backend.same_layout(x._array, out._array):
+        if elementwise:
+            return
+        raise MemoryOverlapError(
+            f"{op}: argument '{arg}' is also an input; this op cannot write into one of its inputs"
+        )
+    if backend.shares_memory(x._array, out._array):
+        raise MemoryOverlapError(
+            f"{op}: unsupported operation: some elements of an input and of the written-to tensor '{arg}' "
+            "refer to a single memory location (partial overlap); call .clone() on the input first"
+        )
+
+
+def _prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[Any], elementwise: bool) -> None:
+    """PyTorch's inplace rules: the result shape equals ``self.shape`` (self never broadcasts), the result
+    dtype casts to ``self.dtype`` (same_kind), self is writable, has no internal overlap, and does not
+    partially overlap another input (``others``)."""
+    if spec[0] != self._shape:
+        raise ShapeError(
+            f"{op}_: output with shape {list(self._shape)} doesn't match the broadcast shape {list(spec[0])} "
+            "(an inplace op never broadcasts self)"
+        )
+    arr = self._array
+    if spec[1] is not arr.dtype:
+        check_cast(op + "_", "self", spec[1], arr.dtype)
+    if self._backend.has_data:
+        if not arr.flags.writeable:
+            _check_writable(op + "_", "self", self)
+        if 0 in arr.strides:
+            check_no_internal_overlap(op + "_", "self", self)
+        root = self._storage[1]
+        for x in others:
+            if isinstance(x, Tensor):
+                if x._storage[1] is root and x is not self:
+                    _check_pair(op + "_", "self", self, x, elementwise)
+            elif isinstance(x, (list, tuple)):
+                _check_overlap(op + "_", "self", self, [t for t in x if t is not self], elementwise)
+
+
+def _prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], elementwise: bool) -> Any:
+    """PyTorch's out rules; returns the array to write: ``out``'s own, or a new one when out must be resized
+    (the caller swaps it in after the impl succeeded)."""
+    arr = out._array
+    if spec[1] is not arr.dtype:
+        check_cast(op, "out", spec[1], arr.dtype)
+    shape = spec[0]
+    if out._shape != shape:
+        backend = out._backend
+        root = out._storage[1]
+        for x in _flat_tensors(inputs):
+            if x is out or (x._storage[1] is root and backend.shares_memory(x._array, arr)):
+                raise ShapeError(
+                    f"{op}: argument 'out' of shape {list(out._shape)} is also an input and would need a resize "
+                    f"to {list(shape)}; an out that is also an input is never resized"
+                )
+        _check_writable(op, "out", out)
+        if arr.size:
+            warnings.warn(
+                f"{op}: an output with one or more elements was resized since it had shape {list(out._shape)}, "
+                f"which does not match the required output shape {list(shape)}. Resizing a non-empty out is "
+                "deprecated (as in PyTorch): pass an out with no elements or of the right shape.",
+                UserWarning,
+                stacklevel=3,
+            )
+        guard = backend.guard(out._device)
+        if guard is None:
+            return backend.alloc(shape, arr.dtype)
+        with guard:
+            return backend.alloc(shape, arr.dtype)
+    if out._backend.has_data:
+        if not arr.flags.writeable:
+            _check_writable(op, "out", out)
+        if 0 in arr.strides:
+            check_no_internal_overlap(op, "out", out)
+        _check_overlap(op, "out", out, inputs, elementwise)
+    return arr
+
+
+def _swap_storage(out: Tensor, array: Any) -> None:
+    """Give ``out`` the resized ``array``: a new storage that carries the old version forward."""
+    out._storage = new_storage(array, out._storage[0])
+    out._array = array
+    out._shape = array.shape
+    out._dtype = array.dtype
+
+
+# --- source generation -------------------------------------------------------------------------------------
+
+_COMMON: Final[dict[str, Any]] = {
+    "_Tensor": Tensor,
+    "_SCALARS": SCALAR_TYPES,
+    "_META_ONLY": META_ONLY,
+    "_new": object.__new__,
+    "_CO": ConstOut,
+    "_co_array": set_array,
+    "_bad_type": _bad_type,
+    "_mismatch": _mismatch,
+    "_no_tensor": _no_tensor,
+    "_list_device": _list_device,
+    "_prepare_out": _prepare_out,
+    "_prepare_inplace": _prepare_inplace,
+    "_swap_storage": _swap_storage,
+}
+
+
+def _signature_text(params: Sequence[Param], with_out: bool) -> str:
+    parts: list[str] = []
+    star = False
+    for p in params:
+        if p.kw_only and not star:
+            parts.append("*")
+            star = True
+        parts.append(f"{p.name}=_d_{p.name}" if p.has_default else p.name)
+    if with_out:
+        if not star:
+            parts.append("*")
+        parts.append("out=None")
+    return ", ".join(parts)
+
+
+def _call_text(params: Sequence[Param]) -> str:
+    return ", ".join(f"{p.name}={p.name}" if p.kw_only else p.name for p in params)
+
+
+def _arg_checks(params: Sequence[Param], all_names: str, first_is_self: bool) -> list[str]:
+    lines: list[str] = []
+    for i, p in enumerate(params):
+        n = p.name
+        body: list[str] = []
+        if i == 0 and first_is_self:
+            body += [
+                f"if not isinstance({n}, _Tensor): _bad_type(_name, '{n}', {n}, 'a Tensor')",
+                f"_dev = {n}._device",
+            ]
+        elif p.category == TENSOR or p.category == TENSOR_OR_SCALAR:
+            body += [
+                f"if isinstance({n}, _Tensor):",
+                "    if _dev is None:",
+                f"        _dev = {n}._device",
+                f"        _t0 = {n}",
+                f"    elif {n}._device is not _dev: _mismatch(_name, {all_names})",
+            ]
+            if p.category == TENSOR:
+                body.append(f"else: _bad_type(_name, '{n}', {n}, 'a Tensor')")
+            else:
+                body.append(
+                    f"elif type({n}) not in _SCALARS: _bad_type(_name, '{n}', {n}, 'a Tensor or a Python number')"
+                )
+        elif p.category == TENSOR_LIST:
+            body.append(f"_dev, _t0 = _list_device(_name, '{n}', {n}, _dev, _t0)")
+        elif p.category == SCALAR:
+            body.append(f"if type({n}) not in _SCALARS: _bad_type(_name, '{n}', {n}, 'a Python number')")
+        if body and p.optional and not (i == 0 and first_is_self):
+            lines.append(f"    if {n} is not None:")
+            lines += ["        " + b for b in body]
+        else:
+            lines += ["    " + b for b in body]
+    return lines
+
+
+def _guarded(body: list[str], indent: str) -> list[str]:
+    """``body`` run directly when the device needs no guard, else inside ``with _dev._guard():``."""
+    lines = [f"{indent}if _dev._guard is None:"]
+    lines += [f"{indent}    {b}" for b in body]
+    lines += [f"{indent}else:", f"{indent}    with _dev._guard():"]
+    lines += [f"{indent}        {b}" for b in body]
+    return lines
+
+
+def _impl_call(call: str, array: str) -> list[str]:
+    """Build the ConstOut over ``array`` (a fresh view) and call the handler with it."""
+    return [
+        "if _h is not _META_ONLY:",
+        "    _co = _new(_CO)",
+        f"    _co_array(_co, {array}.view())",
+        f"    _h({call}, out=_co)",
+    ]
+
+
+def _generate(op: StructuredOp, variant: str) -> Callable[..., Tensor]:
+    params = op.schema.params
+    tensor_names = [p.name for p in params if p.category in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST)]
+    call = _call_text(params)
+    if variant == "functional":
+        fname = op.name
+        inputs = "(" + "".join(f"{n}, " for n in tensor_names) + ")"
+        named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + "('out', out))"
+        lines = [
+            f"def {fname}({_signature_text(params, True)}):",
+            "    _dev = None",
+            "    _t0 = None",
+        ]
+        lines += _arg_checks(params, named, first_is_self=False)
+        lines += [
+            "    if out is not None:",
+            "        if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')",
+            "        if _dev is None: _no_tensor(_name)",
+            "        if out._device is not _dev: _mismatch(_name, " + named + ")",
+            "    elif _dev is None: _no_tensor(_name)",
+            f"    _spec = _meta({call})",
+            "    _h = _handlers.get(_dev.key)",
+            "    if _h is None: _h = _resolve(_dev.key, str(_dev))",
+            "    if out is None:",
+            "        _b = _t0._backend",
+        ]
+        lines += _guarded(
+            ["_arr = _b.alloc(_spec[0], _spec[1])", *_impl_call(call, "_arr")],
+            "        ",
+        )
+        lines += [
+            "        _res = _new(_b.tensor_class)",
+            "        _res._array = _arr",
+            "        _res._device = _dev",
+            "        _res._storage = [0, _arr]",
+            "        _res._shape = _spec[0]",
+            "        _res._dtype = _arr.dtype",
+            "        return _res",
+            f"    _arr = _prepare_out(_name, out, _spec, {inputs}, _elementwise)",
+        ]
+        lines += _guarded(_impl_call(call, "_arr"), "    ")
+        lines += [
+            "    if _arr is not out._array: _swap_storage(out, _arr)",
+            "    out._storage[0] += 1",
+            "    return out",
+        ]
+    else:
+        fname = op.name + "_"
+        first = params[0].name
+        others = "(" + "".join(f"{n}, " for n in tensor_names[1:]) + ")"
+        named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + ")"
+        lines = [f"def {fname}({_signature_text(params, False)}):"]
+        lines += _arg_checks(params, named, first_is_self=True)
+        lines += [
+            f"    _spec = _meta({call})",
+            "    _h = _handlers.get(_dev.key)",
+            "    if _h is None: _h = _resolve(_dev.key, str(_dev))",
+            f"    _prepare_inplace(_name, {first}, _spec, {others}, _elementwise)",
+        ]
+        lines += _guarded(_impl_call(call, f"{first}._array"), "    ")
+        lines += [f"    {first}._storage[0] += 1", f"    return {first}"]
+    namespace: dict[str, Any] = dict(_COMMON)
+    namespace.update(
+        _name=op.name,
+        _meta=op.meta,
+        _handlers=op.table.handlers,
+        _resolve=op.table.resolve,
+        _elementwise=op.elementwise,
+    )
+    for p in params:
+        if p.has_default:
+            namespace[f"_d_{p.name}"] = p.default
+    source = "\n".join(lines) + "\n"
+    code = compile(source, f"<devtensor.{fname}>", "exec")
+    exec(code, namespace)
+    fn: Callable[..., Tensor] = namespace[fname]
+    fn.__doc__ = op.doc
+    fn.__qualname__ = fname
+    fn.__module__ = "devtensor"
+    fn.__source__ = source  # type: ignore[attr-defined]
+    fn.op = op  # type: ignore[attr-defined]
+    return fn

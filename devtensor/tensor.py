@@ -1,0 +1,416 @@
+"""The generic user-facing :class:`Tensor` and the storage record its views share.
+
+Every tensor object is, at run time, an instance of a device-refined subclass (``CPUTensor``, ``CUDATensor``,
+``MetaTensor`` in :mod:`devtensor.typed`), chosen once when it is constructed. Code typed against ``Tensor``
+sees the generic interface; a refinement (``as_cpu``, ``is_cpu``) proves the subclass and exposes the typed
+backing array. No operation on a Tensor changes its device in place (``to``/``cpu``/``cuda`` return new
+tensors), so a refined tensor seen as a ``Tensor`` keeps its invariant and upcasting is free.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+
+import numpy as np
+
+from devtensor._generated_methods import TensorOpMethods
+from devtensor.device import Device, DeviceLike
+from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
+from devtensor.errors import (
+    ArgumentTypeError,
+    DeviceMismatchError,
+    MemoryOverlapError,
+    ReadOnlyError,
+    ShapeError,
+)
+
+if TYPE_CHECKING:
+    from devtensor.backends import Backend
+
+__all__ = ["Tensor", "TensorOrScalar", "TensorSpec", "new_storage"]
+
+
+def new_storage(root: object, version: int = 0) -> list[Any]:
+    """The storage record every view of one piece of memory shares: ``[version, root]``.
+
+    Index 0 is the version counter (PyTorch's: every mutation through any view bumps it by one); index 1 is
+    the object that owns the memory (views with different roots never overlap). A plain list, because the
+    front creates one per functional result and bumps it on every mutation.
+    """
+    return [version, root]
+
+
+class Tensor(TensorOpMethods):
+    """An n-dimensional array on a device, with a version counter shared by its views.
+
+    Attributes (read-only): ``shape`` (tuple of ints), ``dtype`` (a NumPy dtype), ``device``
+    (:class:`~devtensor.device.Device`), ``ndim``, ``strides`` (in elements, as PyTorch's ``stride()``),
+    ``version`` (the shared version counter). Create tensors with :func:`devtensor.tensor`,
+    :func:`devtensor.asarray`, :func:`devtensor.from_numpy`, :func:`devtensor.empty` and friends; ops are
+    functions in :mod:`devtensor` and methods here.
+
+    The generic Tensor does not expose its backing array; refine it first (``devtensor.typed.as_cpu``).
+    """
+
+    __slots__ = ("_array", "_device", "_dtype", "_shape", "_storage")
+    _backend: ClassVar[Backend]
+    _array: Any
+    _device: Device
+    _storage: list[Any]
+    _shape: tuple[int, ...]
+    _dtype: DType
+
+    # NumPy defers binary operators to us instead of converting the tensor; np.add(ndarray, tensor) raises.
+    __array_ufunc__ = None
+
+    def __init__(self) -> None:
+        raise TypeError(
+            "Tensor cannot be constructed directly; use devtensor.tensor, asarray, from_numpy, empty, zeros, …"
+        )
+
+    # --- metadata -------------------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape, a tuple of non-negative ints."""
+        return self._shape
+
+    @property
+    def dtype(self) -> DType:
+        """The element dtype (a NumPy dtype)."""
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        """The device the data lives on; fixed for the tensor's lifetime."""
+        return self._device
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return self._array.ndim  # type: ignore[no-any-return]
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Strides in elements (PyTorch's ``stride()``), not bytes as NumPy's. Meta tensors report the
+        C-contiguous strides of their shape."""
+        return self._backend.element_strides(self._array)
+
+    @property
+    def version(self) -> int:
+        """The version counter, shared by every view of the same storage; each mutation bumps it by one."""
+        return self._storage[0]  # type: ignore[no-any-return]
+
+    @property
+    def is_readonly(self) -> bool:
+        """Whether the backing memory is read-only (a tensor wrapping a read-only NumPy array)."""
+        return not self._backend.writeable(self._array)
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return self._array.size  # type: ignore[no-any-return]
+
+    def dim(self) -> int:
+        """The number of dimensions (same as ``ndim``)."""
+        return self._array.ndim  # type: ignore[no-any-return]
+
+    def size(self, dim: int | None = None) -> tuple[int, ...] | int:
+        """The shape, or the length of dimension ``dim`` (negative counts from the end).
+
+        Raises:
+            IndexError: ``dim`` is out of range.
+        """
+        shape: tuple[int, ...] = self._array.shape
+        if dim is None:
+            return shape
+        return shape[_normalize_dim("size", dim, len(shape))]
+
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return self._array.dtype.itemsize  # type: ignore[no-any-return]
+
+    def is_contiguous(self) -> bool:
+        """Whether the elements are laid out C-contiguously (meta tensors: always)."""
+        return self._backend.is_contiguous(self._array)
+
+    # --- conversion -----------------------------------------------------------------------------------
+
+    def numpy(self) -> np.ndarray[Any, Any]:
+        """The data as a NumPy array sharing memory (CPU only, as PyTorch's ``Tensor.numpy``).
+
+        Writes through the returned array bypass the version counter.
+
+        Raises:
+            TypeError: the tensor is on a CUDA device (call ``.cpu()`` first).
+            NoDataError: the tensor is a meta tensor.
+        """
+        return self._backend.to_numpy_shared(self._array, self._device)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
+        """NumPy's array protocol: CPU tensors convert (sharing memory unless ``copy`` or ``dtype`` asks);
+        CUDA tensors raise a TypeError that says to call ``.cpu()`` first, as CuPy does; meta raise NoDataError."""
+        arr = self._backend.to_numpy_shared(self._array, self._device)
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            if copy is False:
+                raise ValueError("Tensor.__array__: a dtype change needs a copy, but copy=False was given")
+            return arr.astype(dtype)
+        if copy:
+            return arr.copy()
+        return arr
+
+    def to(
+        self,
+        device: DeviceLike | DType | type[np.generic] | None = None,
+        dtype: Any = None,
+        *,
+        copy: bool = False,
+    ) -> Tensor:
+        """This tensor on ``device`` with ``dtype``; ``self`` when both match already and ``copy`` is False.
+
+        Like PyTorch's ``Tensor.to``: the first argument may be a device or a dtype. Moving never changes
+        ``self``: the result is a new tensor with its own storage (version 0).
+
+        Raises:
+            ValueError / TypeError: an invalid device or dtype (as :class:`Device` and ``to_dtype``).
+            NoDataError: moving a meta tensor to a device with data.
+        """
+        from devtensor.backends import backend_for
+
+        if (device is not None and not isinstance(device, (Device, str, int))) or isinstance(device, bool):
+            if dtype is not None:
+                raise ArgumentTypeError(f"to: argument 'device' must be a device, got {device!r}")
+            device, dtype = None, device
+        if isinstance(device, str) and _names_dtype(device):
+            if dtype is not None:
+                raise ArgumentTypeError(f"to: argument 'device' must be a device, got {device!r}")
+            device, dtype = None, device
+        target = self._device if device is None else Device(device).resolved()
+        target_dtype = self.dtype if dtype is None else to_dtype(dtype, op="to")
+        if target is self._device and target_dtype == self.dtype and not copy:
+            return self
+        dst = backend_for(target)
+        array = dst.from_other(self._backend, self._array, target, target_dtype)
+        return dst.wrap(array, target)
+
+    def cpu(self) -> Tensor:
+        """This tensor on the CPU (``self`` if already there)."""
+        return self.to("cpu")
+
+    def cuda(self, device: int | None = None) -> Tensor:
+        """This tensor on ``cuda:device`` (the current CUDA device when None)."""
+        return self.to(Device("cuda", device))
+
+    def item(self) -> Scalar:
+        """The single element as a Python number.
+
+        Raises:
+            ValueError: the tensor does not have exactly one element.
+            NoDataError: meta tensor.
+        """
+        if self.numel() != 1:
+            raise ValueError(f"item: a Tensor with {self.numel()} elements cannot be converted to a Python scalar")
+        return self._backend.to_numpy(self._array).item()  # type: ignore[no-any-return]
+
+    def tolist(self) -> Any:
+        """The data as (nested) Python lists of Python numbers; a 0-d tensor gives a number."""
+        return self._backend.to_numpy(self._array).tolist()
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        """The DLPack capsule of the data (zero-copy), as the backing NumPy/CuPy array exports it.
+
+        Raises:
+            BufferError: meta tensors have no data to export.
+        """
+        if self._device.key.name == "Meta":
+            raise BufferError("__dlpack__: a meta tensor has no data to export")
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """The DLPack device tuple ``(device_type, device_id)`` (1 = CPU, 2 = CUDA)."""
+        if self._device.key.name == "Meta":
+            raise BufferError("__dlpack_device__: a meta tensor has no data to export")
+        return tuple(self._array.__dlpack_device__())
+
+    # --- indexing --------------------------------------------------------------------------------------
+
+    def __getitem__(self, index: Any) -> Tensor:
+        """Indexing as NumPy: ints, slices, ``None`` and ``...`` give a view sharing storage and version
+        counter (0-d for a full integer index); an integer or bool Tensor (same device) gives a copy.
+
+        Raises:
+            IndexError: an index out of range or too many indices.
+            ArgumentTypeError: an index of an unsupported type (lists, NumPy arrays, floats…).
+            DeviceMismatchError: a tensor index on another device.
+        """
+        key, is_view = _convert_index("__getitem__", index, self._device)
+        try:
+            result = self._array[key]
+        except IndexError as e:
+            raise IndexError(f"__getitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
+        if is_view:
+            return self._backend.wrap_view(result, self)
+        return self._backend.wrap(result, self._device)
+
+    def __setitem__(self, index: Any, value: Tensor | Scalar) -> None:
+        """Write ``value`` (a Python number, or a tensor on the same device broadcasting to the indexed
+        shape) into the indexed elements, casting as NumPy's assignment does; bumps the version once.
+
+        Raises:
+            ReadOnlyError: the tensor wraps read-only memory.
+            ShapeError: ``value`` does not broadcast to the indexed shape.
+            DeviceMismatchError: ``value`` or a tensor index on another device.
+            ArgumentTypeError: ``value`` is neither a Tensor nor a Python number, or a bad index type.
+            IndexError: an index out of range.
+        Nothing is written when it raises.
+        """
+        key, _ = _convert_index("__setitem__", index, self._device)
+        if isinstance(value, Tensor):
+            if value._device is not self._device:
+                raise DeviceMismatchError(
+                    f"__setitem__: argument 'value' is on {value._device}, expected {self._device} "
+                    "(the device of the tensor written to)"
+                )
+            source: Any = value._array
+        elif type(value) in SCALAR_TYPES:
+            source = value
+        else:
+            raise ArgumentTypeError(
+                f"__setitem__: argument 'value' must be a Tensor or a Python number, got {type(value).__name__}"
+            )
+        backend = self._backend
+        if not backend.writeable(self._array) and backend.has_data:
+            raise ReadOnlyError("__setitem__: the tensor written to is read-only (it wraps read-only memory)")
+        try:
+            target = self._array[key]
+        except IndexError as e:
+            raise IndexError(f"__setitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
+        vshape = source.shape if isinstance(value, Tensor) else ()
+        tshape = getattr(target, "shape", ())
+        try:
+            bshape = np.broadcast_shapes(vshape, tshape)
+        except ValueError:
+            bshape = None
+        if bshape != tshape:
+            raise ShapeError(
+                f"__setitem__: argument 'value' of shape {vshape} cannot broadcast to the indexed shape {tshape}"
+            )
+        if backend.has_data:
+            self._array[key] = source
+        self._storage[0] += 1
+
+    # --- Python protocol --------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        shape: tuple[int, ...] = self._array.shape
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")
+        return shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if not self._array.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        for i in range(self._array.shape[0]):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise ValueError(
+                f"The truth value of a Tensor with {self.numel()} elements is ambiguous; use .any() or .all()"
+            )
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())  # type: ignore[arg-type]
+
+    def __int__(self) -> int:
+        return int(self.item())  # type: ignore[arg-type]
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __index__(self) -> int:
+        if self.numel() != 1 or self.dtype.kind not in "iub":
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())  # type: ignore[arg-type]
+
+    # Tensors compare elementwise (``==`` is the ``eq`` op), so hashing is by identity, as in PyTorch.
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return self._backend.repr(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        from devtensor.creation import _rebuild
+
+        return (_rebuild, (self._backend.to_numpy(self._array), str(self._device)))
+
+
+#: A tensor argument that may also be a Python number (NumPy-style: ``add(2, t)`` works).
+TensorOrScalar: TypeAlias = Tensor | bool | int | float | complex
+#: What a meta function returns: the result's shape and dtype.
+TensorSpec: TypeAlias = tuple[tuple[int, ...], DType]
+
+
+def _names_dtype(spec: str) -> bool:
+    try:
+        np.dtype(spec)
+    except TypeError:
+        return False
+    return True
+
+
+def _normalize_dim(op: str, dim: int, ndim: int) -> int:
+    """``dim`` in ``range(ndim)`` (negative counts from the end). Raises IndexError naming the op."""
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise ArgumentTypeError(f"{op}: argument 'dim' must be an int, got {type(dim).__name__} {dim!r}")
+    lo = -ndim if ndim else -1
+    hi = ndim - 1 if ndim else 0
+    if not lo <= dim <= hi:
+        raise IndexError(f"{op}: dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim + ndim if dim < 0 else dim
+
+
+def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
+    """(index for the backing array, whether the result is a view)."""
+    parts = index if type(index) is tuple else (index,)
+    out: list[Any] = []
+    is_view = True
+    for part in parts:
+        if part is None or part is Ellipsis or type(part) is slice:
+            out.append(part)
+        elif isinstance(part, Tensor):
+            if part._device is not device:
+                raise DeviceMismatchError(f"{op}: index tensor is on {part._device}, expected {device}")
+            if part.dtype.kind not in "iub":
+                raise ArgumentTypeError(f"{op}: tensors used as indices must be integer or bool, got {part.dtype}")
+            out.append(part._array)
+            is_view = False
+        elif isinstance(part, (bool, np.bool_)):
+            out.append(bool(part))
+            is_view = False
+        else:
+            try:
+                out.append(operator.index(part))
+            except TypeError:
+                raise ArgumentTypeError(
+                    f"{op}: only ints, slices, None, ..., and integer or bool tensors are valid indices, "
+                    f"got {type(part).__name__} {part!r}"
+                ) from None
+    if is_view and Ellipsis not in out:
+        # A trailing ``...`` makes NumPy return a 0-d view instead of a scalar for a full integer index.
+        out.append(Ellipsis)
+    return tuple(out), is_view
+
+
+# Re-exported for the front; defined here to keep the check beside the Tensor it is about.
+def check_no_internal_overlap(op: str, arg: str, tensor: Tensor) -> None:
+    """Raise :class:`MemoryOverlapError` when more than one element of ``tensor`` shares memory (a stride-0
+    dimension of length > 1, as from ``expand``): such a tensor cannot be written to elementwise."""
+    for n, s in zip(tensor._array.shape, tensor._array.strides, strict=False):
+        if s == 0 and n > 1:
+            raise MemoryOverlapError(
+                f"{op}: unsupported operation: more than one element of argument '{arg}' refers to a single "
+                "memory location (a broadcast or expanded tensor); call .clone() before writing to it"
+            )

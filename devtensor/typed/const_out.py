@@ -1,0 +1,118 @@
+"""The const-out type handed to impls: data may be written, metadata may not change.
+
+An impl receives its output as ``ConstOut[CPUTensor]`` (or ``ConstOut[CUDATensor]``). Through it the impl reads
+``shape``, ``dtype``, ``strides`` and ``device`` and writes the data through ``array``; it cannot resize,
+restride, re-dtype or swap the storage of the real output. This holds at run time too: ``array`` is a fresh
+view of the output's memory (reshaping or re-dtyping that view changes only the view, and a view cannot be
+resized in place), and the ConstOut object rejects every attribute assignment.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar, overload
+
+import numpy as np
+
+from devtensor.device import Device
+from devtensor.dtypes import DType
+from devtensor.tensor import Tensor
+
+if TYPE_CHECKING:
+    import cupy
+
+    from devtensor.typed.refined import CPUTensor, CUDATensor
+
+__all__ = ["ConstOut"]
+
+T_co = TypeVar("T_co", bound=Tensor, covariant=True)
+
+
+class _ArrayOf:
+    """Types ``ConstOut[T].array`` as the backing array type of ``T`` (NumPy for CPU, CuPy for CUDA)."""
+
+    @overload
+    def __get__(self, obj: ConstOut[CPUTensor], owner: Any) -> np.ndarray[Any, np.dtype[Any]]: ...
+    @overload
+    def __get__(self, obj: ConstOut[CUDATensor], owner: Any) -> cupy.ndarray: ...
+    def __get__(self, obj: ConstOut[Any], owner: Any) -> Any:
+        return obj._a
+
+
+class ConstOut(Generic[T_co]):
+    """The output of an impl, const in its metadata (PyTorch's ``const Tensor& out`` of structured kernels).
+
+    Attributes: ``array`` (a view of the output's memory: write results into it, e.g. ``out=out.array``),
+    ``shape``, ``dtype``, ``strides`` (elements), ``ndim``, ``device``. Assigning any attribute raises
+    AttributeError. Built by the structured front only.
+    """
+
+    __slots__ = ("_a",)
+    _a: Any
+
+    if TYPE_CHECKING:
+        array = _ArrayOf()
+    else:
+        # A C-level getter: impls read ``out.array`` once per call, on the hot path.
+        array = property(
+            attrgetter("_a"),
+            doc="A view of the output's memory; write the result into it.",
+        )
+
+    def __init__(self) -> None:
+        raise TypeError("ConstOut is created by the structured front for an impl; it cannot be constructed")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The output's shape."""
+        return self._a.shape  # type: ignore[no-any-return]
+
+    @property
+    def dtype(self) -> DType:
+        """The output's dtype."""
+        return self._a.dtype  # type: ignore[no-any-return]
+
+    @property
+    def ndim(self) -> int:
+        """The output's number of dimensions."""
+        return self._a.ndim  # type: ignore[no-any-return]
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """The output's strides, in elements."""
+        item = self._a.dtype.itemsize
+        return tuple(s // item for s in self._a.strides)
+
+    @property
+    def device(self) -> Device:
+        """The output's device (derived from the array: one slot less to fill per call)."""
+        device = getattr(self._a, "device", None)
+        if device is None or isinstance(device, str):
+            return Device("cpu")
+        return Device("cuda", int(device.id))
+
+    def numel(self) -> int:
+        """The output's number of elements."""
+        return self._a.size  # type: ignore[no-any-return]
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(f"ConstOut: cannot assign '{name}': an impl may write the output's data, not its metadata")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"ConstOut: cannot delete '{name}'")
+
+    def __repr__(self) -> str:
+        return f"ConstOut(shape={self.shape}, dtype={self.dtype}, device='{self.device}')"
+
+
+_new = object.__new__
+# The slot descriptors write past ConstOut.__setattr__; only the structured front uses them.
+set_array = ConstOut.__dict__["_a"].__set__
+
+
+def make_const_out(array: Any) -> ConstOut[Any]:
+    """The ConstOut over ``array``'s memory (a fresh view of it). The generated fronts inline this; it is
+    here for fallbacks and tests."""
+    c = _new(ConstOut)
+    set_array(c, array.view())
+    return c

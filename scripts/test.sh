@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The project's test command (README): lint, type-check, then the test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python -m ruff check devtensor tests examples benchmarks
+python -m ruff format --check devtensor tests examples benchmarks
+python -m mypy
+python -m pytest -q
