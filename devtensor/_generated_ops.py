@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar
 
-from devtensor.dtypes import Scalar
+from devtensor.dtypes import DTypeLike, Scalar
 from devtensor.structured import variant as _variant
 from devtensor.tensor import Tensor, TensorOrScalar
+from devtensor.views import view_variant as _view_variant
 
 _T = TypeVar("_T", bound=Tensor)
 
@@ -15,16 +17,35 @@ __all__ = [
     "abs_",
     "add",
     "add_",
+    "addmm",
+    "addmm_",
+    "all",
+    "amax",
+    "amin",
+    "any",
+    "argmax",
+    "argmin",
+    "bmm",
+    "broadcast_to",
+    "cat",
+    "chunk",
     "clamp",
     "clamp_",
+    "clone",
+    "contiguous",
     "cos",
     "cos_",
+    "cross_entropy",
     "div",
     "div_",
+    "dot",
     "eq",
     "eq_",
     "exp",
     "exp_",
+    "expand",
+    "flatten",
+    "flip",
     "ge",
     "ge_",
     "gt",
@@ -33,6 +54,7 @@ __all__ = [
     "le_",
     "log",
     "log_",
+    "log_softmax",
     "logical_and",
     "logical_and_",
     "logical_not",
@@ -41,37 +63,71 @@ __all__ = [
     "logical_or_",
     "logical_xor",
     "logical_xor_",
+    "logsumexp",
     "lt",
     "lt_",
+    "matmul",
     "maximum",
     "maximum_",
+    "mean",
     "minimum",
     "minimum_",
+    "mm",
     "mul",
     "mul_",
     "ne",
     "ne_",
     "neg",
     "neg_",
+    "one_hot",
+    "outer",
+    "permute",
     "pow",
     "pow_",
+    "prod",
+    "relu",
+    "relu_",
     "remainder",
     "remainder_",
+    "reshape",
     "sigmoid",
     "sigmoid_",
     "sin",
     "sin_",
+    "softmax",
+    "split",
     "sqrt",
     "sqrt_",
+    "squeeze",
+    "stack",
+    "std",
     "sub",
     "sub_",
+    "sum",
     "tanh",
     "tanh_",
+    "transpose",
+    "unsqueeze",
+    "upsample_nearest1d",
+    "var",
+    "view",
     "where",
 ]
 
 if TYPE_CHECKING:
 
+    def reshape(self: Tensor, shape: Sequence[int]) -> Tensor: ...
+    def view(self: Tensor, shape: Sequence[int]) -> Tensor: ...
+    def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor: ...
+    def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor: ...
+    def permute(self: Tensor, dims: Sequence[int]) -> Tensor: ...
+    def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor: ...
+    def unsqueeze(self: Tensor, dim: int) -> Tensor: ...
+    def expand(self: Tensor, size: Sequence[int]) -> Tensor: ...
+    def broadcast_to(self: Tensor, shape: Sequence[int]) -> Tensor: ...
+    def contiguous(self: Tensor) -> Tensor: ...
+    def split(self: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]: ...
+    def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]: ...
     def add(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
     def add_(self: _T, other: TensorOrScalar, *, alpha: Scalar = 1) -> _T: ...
     def sub(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
@@ -129,8 +185,50 @@ if TYPE_CHECKING:
     def logical_xor_(self: _T, other: TensorOrScalar) -> _T: ...
     def logical_not(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def logical_not_(self: _T) -> _T: ...
+    def matmul(self: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def mm(self: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def bmm(self: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def dot(self: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def outer(self: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Scalar = 1, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
+    def addmm_(self: _T, mat1: Tensor, mat2: Tensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> _T: ...
+    def sum(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False, *, dtype: DTypeLike | None = None, out: Tensor | None = None) -> Tensor: ...
+    def prod(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False, *, dtype: DTypeLike | None = None, out: Tensor | None = None) -> Tensor: ...
+    def mean(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False, *, dtype: DTypeLike | None = None, out: Tensor | None = None) -> Tensor: ...
+    def amax(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor: ...
+    def amin(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor: ...
+    def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor: ...
+    def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor: ...
+    def var(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False, *, correction: int | float = 1, out: Tensor | None = None) -> Tensor: ...
+    def std(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False, *, correction: int | float = 1, out: Tensor | None = None) -> Tensor: ...
+    def logsumexp(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor: ...
+    def all(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor: ...
+    def any(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor: ...
+    def softmax(self: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor: ...
+    def log_softmax(self: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor: ...
+    def relu(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def relu_(self: _T) -> _T: ...
+    def one_hot(self: Tensor, num_classes: int = -1, *, out: Tensor | None = None) -> Tensor: ...
+    def cross_entropy(input: Tensor, target: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def upsample_nearest1d(self: Tensor, output_size: int | None = None, scale_factor: float | None = None, *, out: Tensor | None = None) -> Tensor: ...
+    def clone(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def flip(self: Tensor, dims: int | Sequence[int], *, out: Tensor | None = None) -> Tensor: ...
+    def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor: ...
+    def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor: ...
 
 else:
+    reshape = _view_variant('reshape')
+    view = _view_variant('view')
+    flatten = _view_variant('flatten')
+    transpose = _view_variant('transpose')
+    permute = _view_variant('permute')
+    squeeze = _view_variant('squeeze')
+    unsqueeze = _view_variant('unsqueeze')
+    expand = _view_variant('expand')
+    broadcast_to = _view_variant('broadcast_to')
+    contiguous = _view_variant('contiguous')
+    split = _view_variant('split')
+    chunk = _view_variant('chunk')
     add = _variant('add', 'functional')
     add_ = _variant('add', 'inplace')
     sub = _variant('sub', 'functional')
@@ -188,3 +286,33 @@ else:
     logical_xor_ = _variant('logical_xor', 'inplace')
     logical_not = _variant('logical_not', 'functional')
     logical_not_ = _variant('logical_not', 'inplace')
+    matmul = _variant('matmul', 'functional')
+    mm = _variant('mm', 'functional')
+    bmm = _variant('bmm', 'functional')
+    dot = _variant('dot', 'functional')
+    outer = _variant('outer', 'functional')
+    addmm = _variant('addmm', 'functional')
+    addmm_ = _variant('addmm', 'inplace')
+    sum = _variant('sum', 'functional')
+    prod = _variant('prod', 'functional')
+    mean = _variant('mean', 'functional')
+    amax = _variant('amax', 'functional')
+    amin = _variant('amin', 'functional')
+    argmax = _variant('argmax', 'functional')
+    argmin = _variant('argmin', 'functional')
+    var = _variant('var', 'functional')
+    std = _variant('std', 'functional')
+    logsumexp = _variant('logsumexp', 'functional')
+    all = _variant('all', 'functional')
+    any = _variant('any', 'functional')
+    softmax = _variant('softmax', 'functional')
+    log_softmax = _variant('log_softmax', 'functional')
+    relu = _variant('relu', 'functional')
+    relu_ = _variant('relu', 'inplace')
+    one_hot = _variant('one_hot', 'functional')
+    cross_entropy = _variant('cross_entropy', 'functional')
+    upsample_nearest1d = _variant('upsample_nearest1d', 'functional')
+    clone = _variant('clone', 'functional')
+    flip = _variant('flip', 'functional')
+    cat = _variant('cat', 'functional')
+    stack = _variant('stack', 'functional')

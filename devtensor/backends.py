@@ -84,10 +84,13 @@ class Backend:
         return bool(array.flags.c_contiguous)
 
     def storage_root(self, array: Any) -> object:
-        """The object owning ``array``'s memory (the end of its ``base`` chain)."""
+        """The object owning ``array``'s memory: the end of its ``base`` chain, looking through memoryviews
+        (``numpy.asarray(memoryview(a))`` has ``a``'s root)."""
         root = array
         while True:
             base = getattr(root, "base", None)
+            if base is None and isinstance(root, memoryview):
+                base = root.obj
             if base is None:
                 return root
             root = base
@@ -115,6 +118,7 @@ class Backend:
         t._storage = new_storage(self.storage_root(array))
         t._shape = array.shape
         t._dtype = array.dtype
+        t._wok = False
         return t
 
     def wrap_view(self, array: Any, base: Tensor) -> Tensor:
@@ -125,6 +129,7 @@ class Backend:
         t._storage = base._storage
         t._shape = array.shape
         t._dtype = array.dtype
+        t._wok = False
         return t
 
     def repr(self, tensor: Tensor) -> str:
@@ -143,24 +148,32 @@ class MetaBackend(Backend):
     alloc = staticmethod(lambda shape, dtype: np.broadcast_to(np.empty((), dtype), shape))
 
     def empty(self, shape: tuple[int, ...], dtype: DType, device: Device) -> Any:
+        """A data-less stand-in of ``shape`` and ``dtype`` (one element of memory, broadcast)."""
         return np.broadcast_to(np.empty((), dtype), shape)
 
     def from_numpy(self, array: np.ndarray[Any, Any], device: Device, copy: bool | None) -> Any:
+        """A stand-in with ``array``'s shape and dtype; its values are dropped."""
         return np.broadcast_to(np.empty((), array.dtype), array.shape)
 
     def from_other(self, src: Backend, array: Any, device: Device, dtype: DType) -> Any:
+        """A stand-in with ``array``'s shape and ``dtype`` (moving to meta reads no data)."""
         return np.broadcast_to(np.empty((), dtype), array.shape)
 
     def to_numpy(self, array: Any) -> np.ndarray[Any, Any]:
+        """Always raises NoDataError: meta tensors have no data."""
         raise NoDataError("meta tensors have a shape and a dtype but no data; use a cpu or cuda tensor")
 
     def to_numpy_shared(self, array: Any, device: Device) -> np.ndarray[Any, Any]:
+        """Always raises NoDataError: meta tensors have no data."""
         return self.to_numpy(array)
 
     def writeable(self, array: Any) -> bool:
+        """True: writes to meta tensors check their arguments and bump the version, and write nothing."""
         return True
 
     def element_strides(self, array: Any) -> tuple[int, ...]:
+        """The C-contiguous strides of the shape (as PyTorch's, a length-0 dimension counting as 1); meta views
+        do not keep the strides of the tensor they view."""
         strides: list[int] = []
         acc = 1
         for n in reversed(array.shape):
@@ -169,12 +182,15 @@ class MetaBackend(Backend):
         return tuple(reversed(strides))
 
     def is_contiguous(self, array: Any) -> bool:
+        """True: meta tensors report contiguous strides."""
         return True
 
     def shares_memory(self, a: Any, b: Any) -> bool:
+        """False: meta tensors have no memory, so the overlap checks do not apply to them."""
         return False
 
     def repr(self, tensor: Tensor) -> str:
+        """``tensor(..., device='meta', size=..., dtype=...)``."""
         return f"tensor(..., device='meta', size={tensor.shape}, dtype={tensor.dtype})"
 
 
@@ -223,11 +239,17 @@ class CUDABackend(Backend):
             return cp.array(array, copy=True)
 
     def from_other(self, src: Backend, array: Any, device: Device, dtype: DType) -> Any:
+        """A copy on ``device`` with ``dtype``: from another CUDA device directly, from other backends through
+        host memory."""
         cp = cupy_module()
         assert device.index is not None
         with cp.cuda.Device(device.index):
             if isinstance(src, CUDABackend):
-                return cp.array(array, dtype=dtype, copy=True)
+                # CuPy copies between devices by memcpy, from a contiguous source only: keeping the layout
+                # ('K') of a non-contiguous array on another device raises NotImplementedError, 'C' first
+                # makes a contiguous copy on the source device. On one device, 'K' keeps the layout.
+                order = "K" if int(array.device.id) == device.index else "C"
+                return cp.array(array, dtype=dtype, copy=True, order=order)
             return cp.array(src.to_numpy(array), dtype=dtype, copy=True)
 
     def to_numpy(self, array: Any) -> np.ndarray[Any, Any]:
@@ -242,11 +264,19 @@ class CUDABackend(Backend):
         return True
 
     def shares_memory(self, a: Any, b: Any) -> bool:
+        """Exact, through CuPy's kernels on the arrays' device, when the address ranges meet; conservative
+        (True) when CuPy cannot answer."""
+        # Disjoint address ranges need no kernel; CuPy's exact answer launches kernels (on the arrays' device,
+        # which need not be the current one: the overlap checks run before the front enters the device guard).
+        if not _ranges_meet(a, b):
+            return False
+        cp = cupy_module()
         try:
-            return bool(cupy_module().shares_memory(a, b))
+            with cp.cuda.Device(int(a.device.id)):
+                return bool(cp.shares_memory(a, b))
         except Exception:
             # Conservative: without an exact answer, memory ranges that meet count as shared.
-            return _ranges_meet(a, b)
+            return True
 
     def same_layout(self, a: Any, b: Any) -> bool:
         return bool(a.shape == b.shape and a.strides == b.strides and a.data.ptr == b.data.ptr)
@@ -308,15 +338,19 @@ register_backend(CUDABackend())
 register_backend(MetaBackend())
 
 
-def shape_tuple(op: str, arg: str, size: Sequence[Any]) -> tuple[int, ...]:
+def shape_tuple(op: str, arg: str, size: Sequence[Any] | np.ndarray[Any, Any]) -> tuple[int, ...]:
     """``size`` as a tuple of non-negative ints. Raises ArgumentTypeError / ValueError naming op and arg."""
     import operator
 
     from devtensor.errors import ArgumentTypeError
 
+    if isinstance(size, (str, bytes)) or not isinstance(size, (Sequence, np.ndarray)):
+        raise ArgumentTypeError(
+            f"{op}: argument '{arg}' must be a sequence of ints, got {type(size).__name__} {size!r}"
+        )
     dims: list[int] = []
     for n in size:
-        if isinstance(n, bool):
+        if isinstance(n, (bool, np.bool_)):
             raise ArgumentTypeError(f"{op}: argument '{arg}' must be a sequence of ints, got {tuple(size)!r}")
         try:
             dims.append(operator.index(n))

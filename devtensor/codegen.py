@@ -16,10 +16,13 @@ checked-in files are stale (a test runs the check).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from devtensor.structured import OpSchema, Param, StructuredOp, all_ops
+from devtensor.views import ViewOp, all_view_ops
 
 __all__ = ["generate", "main"]
 
@@ -95,10 +98,42 @@ def _params_text(schema: OpSchema, *, skip_first: bool, self_annotation: str | N
     return ", ".join(parts)
 
 
-def _ops_module(ops: list[StructuredOp]) -> str:
+def _view_result(op: ViewOp) -> str:
+    return "tuple[Tensor, ...]" if op.multi else "Tensor"
+
+
+def _view_method_decls(op: ViewOp) -> list[str]:
+    """Method declarations of a view op; a varargs op gets overloads: one sequence, or the ints spread out."""
+    result = _view_result(op)
+    if op.varargs is None:
+        params = _params_text(op.schema, skip_first=True, self_annotation=None, with_out=False)
+        return [f"        def {op.name}({params}) -> {result}: ..."]
+    seq, rest = op.schema.params[1], op.schema.params[2:]
+    match = re.fullmatch(r"(?:Sequence|tuple|list)\[(.+?)(?:, \.\.\.)?\]", seq.annotation)
+    if match is None:
+        raise TypeError(f"codegen: {op.name}: varargs parameter '{seq.name}' is not annotated Sequence[...]")
+    item = match.group(1)
+    tail = "".join(
+        f", {p.name}: {p.annotation}" + (f" = {_default_text(op.name, p)}" if p.has_default else "") for p in rest
+    )
+    return [
+        "        @overload",
+        f"        def {op.name}(self, {seq.name}: {seq.annotation}, /{', *' + tail if tail else ''}) -> {result}: ...",
+        "        @overload",
+        f"        def {op.name}(self, *{seq.name}: {item}{tail}) -> {result}: ...",
+        f"        def {op.name}(self, *{seq.name}: {item} | {seq.annotation}{tail}) -> {result}: ...",
+    ]
+
+
+def _ops_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> str:
     names: list[str] = []
     decls: list[str] = []
     binds: list[str] = []
+    for vop in view_ops:
+        names.append(vop.name)
+        params = _params_text(vop.schema, skip_first=False, self_annotation=None, with_out=False)
+        decls.append(f"    def {vop.name}({params}) -> {_view_result(vop)}: ...")
+        binds.append(f"    {vop.name} = _view_variant({vop.name!r})")
     for op in ops:
         names.append(op.name)
         decls.append(
@@ -115,11 +150,13 @@ def _ops_module(ops: list[StructuredOp]) -> str:
         _HEADER,
         "from __future__ import annotations",
         "",
+        "from collections.abc import Sequence",
         "from typing import TYPE_CHECKING, TypeVar",
         "",
-        "from devtensor.dtypes import Scalar",
+        "from devtensor.dtypes import DTypeLike, Scalar",
         "from devtensor.structured import variant as _variant",
         "from devtensor.tensor import Tensor, TensorOrScalar",
+        "from devtensor.views import view_variant as _view_variant",
         "",
         '_T = TypeVar("_T", bound=Tensor)',
         "",
@@ -138,9 +175,12 @@ def _ops_module(ops: list[StructuredOp]) -> str:
     return "\n".join(lines)
 
 
-def _methods_module(ops: list[StructuredOp]) -> str:
+def _methods_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> str:
     by_name = {op.name: op for op in ops}
     decls: list[str] = []
+    for vop in view_ops:
+        if vop.method is not None:
+            decls += _view_method_decls(vop)
     for op in ops:
         if not op.method:
             continue
@@ -169,9 +209,10 @@ def _methods_module(ops: list[StructuredOp]) -> str:
         "from typing import TYPE_CHECKING",
         "",
         "if TYPE_CHECKING:",
-        "    from typing import Self",
+        "    from collections.abc import Sequence",
+        "    from typing import Self, overload",
         "",
-        "    from devtensor.dtypes import Scalar",
+        "    from devtensor.dtypes import DTypeLike, Scalar",
         "    from devtensor.tensor import Tensor, TensorOrScalar",
         "",
         "",
@@ -192,8 +233,9 @@ def generate() -> dict[Path, str]:
     """The text of every generated file, from the ops defined now (importing devtensor defines them)."""
     import devtensor  # noqa: F401  (defines the built-in ops)
 
-    ops = all_ops()
-    return {OPS_FILE: _ops_module(ops), METHODS_FILE: _methods_module(ops)}
+    ops = [op for op in all_ops() if op.module.split(".")[0] == "devtensor"]
+    view_ops = [op for op in all_view_ops() if op.module.split(".")[0] == "devtensor"]
+    return {OPS_FILE: _ops_module(ops, view_ops), METHODS_FILE: _methods_module(ops, view_ops)}
 
 
 def main(argv: list[str] | None = None) -> int:

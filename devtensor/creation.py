@@ -20,7 +20,7 @@ import numpy as np
 from devtensor.backends import Backend, backend_for, shape_tuple
 from devtensor.device import Device, DeviceLike, as_device
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
-from devtensor.errors import ArgumentTypeError
+from devtensor.errors import ArgumentTypeError, CastingError, ScalarOverflowError
 from devtensor.tensor import Tensor
 
 __all__ = [
@@ -54,8 +54,15 @@ def _check_data_dtype(op: str, array: np.ndarray[Any, Any]) -> None:
 def _host_array(op: str, data: object, dtype: DType | None) -> np.ndarray[Any, Any]:
     try:
         array = np.asarray(data, dtype=dtype)
+    except OverflowError as e:
+        raise ScalarOverflowError(f"{op}: a value of argument 'data' does not fit dtype {dtype}: {e}") from None
     except (TypeError, ValueError) as e:
         raise ArgumentTypeError(f"{op}: cannot convert argument 'data' of type {type(data).__name__}: {e}") from None
+    if array.dtype.kind == "O":
+        raise ArgumentTypeError(
+            f"{op}: argument 'data' of type {type(data).__name__} does not convert to a numeric dtype (NumPy made an "
+            "object array: a non-number, or a Python int beyond the int64/uint64 range?)"
+        )
     _check_data_dtype(op, array)
     return array
 
@@ -113,16 +120,7 @@ def asarray(
         if copy is False:
             raise ValueError("asarray: copy=False, but a device or dtype change needs a copy")
         return obj.to(target, dt or obj.dtype, copy=True)
-    if isinstance(obj, np.ndarray):
-        target = as_device(device)
-        needs_copy = target.type != "cpu" or (dt is not None and dt != obj.dtype)
-        if needs_copy and copy is False:
-            raise ValueError("asarray: copy=False, but a device or dtype change needs a copy")
-        if not needs_copy:
-            _check_data_dtype("asarray", obj)
-            backend = backend_for(target)
-            return backend.wrap(obj.copy() if copy else obj, target)
-        return _on(target, _host_array("asarray", obj, dt), copy=True)
+    # CuPy arrays first: a CuPy stand-in may subclass numpy.ndarray.
     cuda_type = _cupy_ndarray_type()
     if cuda_type is not None and isinstance(obj, cuda_type):
         here = Device("cuda", int(obj.device.id))  # type: ignore[attr-defined]
@@ -135,6 +133,16 @@ def asarray(
         src = backend_for(here)
         dst = backend_for(target)
         return dst.wrap(dst.from_other(src, obj, target, dt or obj.dtype), target)  # type: ignore[attr-defined]
+    if isinstance(obj, np.ndarray):
+        target = as_device(device)
+        needs_copy = target.type != "cpu" or (dt is not None and dt != obj.dtype)
+        if needs_copy and copy is False:
+            raise ValueError("asarray: copy=False, but a device or dtype change needs a copy")
+        if not needs_copy:
+            _check_data_dtype("asarray", obj)
+            backend = backend_for(target)
+            return backend.wrap(obj.copy() if copy else obj, target)
+        return _on(target, _host_array("asarray", obj, dt), copy=True)
     if copy is False:
         raise ValueError(f"asarray: copy=False, but a {type(obj).__name__} must be copied into a tensor")
     target = as_device(device)
@@ -156,6 +164,12 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
     Raises:
         ArgumentTypeError: ``array`` is not a NumPy array, or its dtype is unsupported or not native-endian.
     """
+    cuda_type = _cupy_ndarray_type()
+    if cuda_type is not None and isinstance(array, cuda_type):
+        raise ArgumentTypeError(
+            "from_numpy: argument 'array' must be a numpy.ndarray, got a cupy.ndarray (CUDA memory); "
+            "use devtensor.asarray or devtensor.from_dlpack for CuPy arrays"
+        )
     if not isinstance(array, np.ndarray):
         raise ArgumentTypeError(f"from_numpy: argument 'array' must be a numpy.ndarray, got {type(array).__name__}")
     _check_data_dtype("from_numpy", array)
@@ -168,10 +182,13 @@ def from_dlpack(obj: Any) -> Tensor:
     (NumPy and CuPy arrays, PyTorch tensors, devtensor tensors). CPU data gives a CPU tensor, CUDA data a
     tensor on that CUDA device.
 
+    The result has its own version counter. For NumPy arrays and devtensor tensors it is known to share the
+    producer's memory, so an op that writes one of them while reading the other is checked for overlap.
+
     Raises:
         ArgumentTypeError: ``obj`` does not support DLPack, or has an unsupported dtype.
         BufferError: the producer cannot export (e.g. a meta tensor).
-        ValueError: a DLPack device type other than CPU (1) or CUDA (2).
+        ValueError: a DLPack device type other than CPU (1), CUDA (2) or CUDA managed memory (13).
     """
     if not hasattr(obj, "__dlpack__") or not hasattr(obj, "__dlpack_device__"):
         raise ArgumentTypeError(f"from_dlpack: argument 'obj' does not support DLPack: {type(obj).__name__}")
@@ -180,20 +197,38 @@ def from_dlpack(obj: Any) -> Tensor:
         array = np.from_dlpack(obj)
         _check_data_dtype("from_dlpack", array)
         cpu = as_device("cpu")
-        return backend_for(cpu).wrap(array, cpu)
-    if int(dev_type) == 2:
+        result = backend_for(cpu).wrap(array, cpu)
+        # NumPy's import ends its ``base`` chain at a capsule, which hides the producer's memory from the
+        # overlap checks; for producers we know, use their storage root so that the tensor and other wrappers of
+        # the same memory are compared as one storage (partial-overlap errors, no resize of an input).
+        if isinstance(obj, Tensor):
+            result._storage[1] = obj._storage[1]
+        elif isinstance(obj, np.ndarray):
+            result._storage[1] = backend_for(cpu).storage_root(obj)
+        return result
+    if int(dev_type) in (2, 13):  # kDLCUDA, kDLCUDAManaged (CuPy's managed-memory arrays)
         from devtensor.backends import cupy_module
 
         target = Device("cuda", int(dev_id))
         with cupy_module().cuda.Device(int(dev_id)):
             array = cupy_module().from_dlpack(obj)
         to_dtype(array.dtype, op="from_dlpack", arg="obj")
-        return backend_for(target).wrap(array, target)
-    raise ValueError(f"from_dlpack: unsupported DLPack device type {dev_type} (supported: 1 = CPU, 2 = CUDA)")
+        cuda_backend = backend_for(target)
+        cuda_result = cuda_backend.wrap(array, target)
+        # As for CPU data: known producers share their storage root, so the overlap checks see one storage.
+        cuda_type = _cupy_ndarray_type()
+        if isinstance(obj, Tensor):
+            cuda_result._storage[1] = obj._storage[1]
+        elif cuda_type is not None and isinstance(obj, cuda_type):
+            cuda_result._storage[1] = cuda_backend.storage_root(obj)
+        return cuda_result
+    raise ValueError(
+        f"from_dlpack: unsupported DLPack device type {dev_type} (supported: 1 = CPU, 2 = CUDA, 13 = CUDA managed)"
+    )
 
 
 def _size(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
-    if len(size) == 1 and isinstance(size[0], Sequence) and not isinstance(size[0], str):
+    if len(size) == 1 and isinstance(size[0], (Sequence, np.ndarray)) and not isinstance(size[0], str):
         return shape_tuple(op, "size", size[0])
     return shape_tuple(op, "size", size)
 
@@ -258,32 +293,58 @@ def _fill_dtype(op: str, fill_value: object) -> DType:
 
 
 def full(
-    size: Sequence[int],
+    size: Sequence[int] | int,
     fill_value: Scalar,
     *,
     dtype: Any = None,
     device: DeviceLike | None = None,
 ) -> Tensor:
-    """A tensor of shape ``size`` filled with ``fill_value``; dtype default as NumPy infers it from the value
-    (bool, int64, float64, complex128).
+    """A tensor of shape ``size`` (a sequence of ints, or one int as NumPy's ``full`` takes) filled with
+    ``fill_value``; dtype default as NumPy infers it from the value (bool, int64, float64, complex128).
+
+    The value must be representable in the dtype (PyTorch's checked conversion): floats are truncated into
+    integer dtypes, but NaN, infinities, out-of-range ints and complex values into real dtypes are errors.
 
     Raises:
         ArgumentTypeError: ``fill_value`` is not a Python number; bad size or dtype.
-        ScalarOverflowError: NumPy's OverflowError when the value does not fit the dtype.
+        ScalarOverflowError (OverflowError): an int out of the integer dtype's range, or an infinity into an
+            integer dtype.
+        CastingError (TypeError): a complex value into a real dtype.
+        ValueError: a negative size, a bad device, or NaN into an integer dtype.
     """
-    shape = shape_tuple("full", "size", size)
+    shape = shape_tuple("full", "size", (size,) if _is_int(size) else size)  # type: ignore[arg-type]  # any input
     dt = _dtype_or_none("full", dtype) or _fill_dtype("full", fill_value)
     _check_fill("full", fill_value, dt)
     return _filled("full", shape, dt, as_device(device), fill_value)
 
 
+def _is_int(value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    try:
+        operator.index(value)  # type: ignore[arg-type]  # checking exactly that
+    except TypeError:
+        return False
+    return True
+
+
 def _check_fill(op: str, value: object, dtype: DType) -> None:
     if type(value) not in SCALAR_TYPES:
         raise ArgumentTypeError(f"{op}: argument 'fill_value' must be a Python number, got {type(value).__name__}")
-    if type(value) is int and dtype.kind in "iu":
-        from devtensor.meta import _check_int_scalar
+    kind = dtype.kind
+    if type(value) is complex and kind != "c":
+        raise CastingError(f"{op}: argument 'fill_value' {value!r} is complex; it cannot fill dtype {dtype.name}")
+    if kind in "iu":
+        if type(value) is int:
+            from devtensor.meta import _check_int_scalar
 
-        _check_int_scalar(op, "fill_value", value, dtype)
+            _check_int_scalar(op, "fill_value", value, dtype)
+        elif type(value) is float and math.isnan(value):
+            raise ValueError(f"{op}: argument 'fill_value' is NaN; it cannot fill integer dtype {dtype.name}")
+        elif type(value) is float and math.isinf(value):
+            raise ScalarOverflowError(
+                f"{op}: argument 'fill_value' {value!r} is infinite; it cannot fill integer dtype {dtype.name}"
+            )
 
 
 def _like(op: str, t: object, dtype: Any, device: DeviceLike | None) -> tuple[tuple[int, ...], DType, Device]:
@@ -317,16 +378,22 @@ def full_like(
     dtype: Any = None,
     device: DeviceLike | None = None,
 ) -> Tensor:
-    """``fill_value`` with ``input``'s shape (and its dtype and device unless given). Raises as :func:`full`."""
+    """``fill_value`` with ``input``'s shape (and its dtype and device unless given); the value must be
+    representable in the dtype. Raises as :func:`full`, and ArgumentTypeError when ``input`` is no Tensor."""
     shape, dt, dev = _like("full_like", input, dtype, device)
     _check_fill("full_like", fill_value, dt)
     return _filled("full_like", shape, dt, dev, fill_value)
 
 
-def _number(op: str, arg: str, value: object) -> Scalar:
-    if type(value) not in (bool, int, float) and not isinstance(value, (int, float)):
-        raise ArgumentTypeError(f"{op}: argument '{arg}' must be a real Python number, got {type(value).__name__}")
-    return value  # type: ignore[return-value]
+def _number(op: str, arg: str, value: object) -> int | float:
+    """``value`` as a Python int or float: Python and NumPy real numbers (bool counts as int)."""
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    raise ArgumentTypeError(f"{op}: argument '{arg}' must be a real number, got {type(value).__name__} {value!r}")
 
 
 def arange(
@@ -339,23 +406,30 @@ def arange(
 ) -> Tensor:
     """Values from ``start`` (inclusive) to ``end`` (exclusive) spaced by ``step``; ``arange(n)`` is 0..n-1.
 
-    Length ``ceil((end - start) / step)`` (at least 0); dtype default as NumPy's ``arange`` (int64 for ints,
-    float64 if any argument is a float).
+    Length ``ceil((end - start) / step)`` (at least 0); dtype default as NumPy's ``arange`` (int64 when all of
+    ``start``, ``end``, ``step`` are ints, float64 if any is a float). Python and NumPy real numbers are accepted.
 
     Raises:
-        ArgumentTypeError: a non-number argument.  ValueError: ``step`` is 0.
+        ArgumentTypeError: a non-number argument.  ValueError: ``step`` is 0, or a bound is NaN or infinite.
     """
     if end is None:
         start, end = 0, start
-    for arg, v in (("start", start), ("end", end), ("step", step)):
-        _number("arange", arg, v)
+    start = _number("arange", "start", start)
+    end = _number("arange", "end", end)
+    step = _number("arange", "step", step)
     if step == 0:
         raise ValueError("arange: argument 'step' must be nonzero")
-    dt = _dtype_or_none("arange", dtype) or np.arange(start, start, step).dtype
+    if not all(math.isfinite(v) for v in (start, end, step) if type(v) is float):
+        raise ValueError(f"arange: arguments must be finite, got start={start}, end={end}, step={step}")
+    default = np.dtype(np.int64) if all(type(v) is int for v in (start, end, step)) else _DEFAULT_FLOAT
+    dt = _dtype_or_none("arange", dtype) or default
     dev = as_device(device)
     backend = backend_for(dev)
     if not backend.has_data:
-        length = max(0, math.ceil((end - start) / step))
+        if type(start) is int and type(end) is int and type(step) is int:
+            length = max(0, -((start - end) // step))  # exact ceil for ints of any size
+        else:
+            length = max(0, math.ceil((end - start) / step))
         return backend.wrap(backend.empty((length,), dt, dev), dev)
     return (
         _on(dev, np.arange(start, end, step, dtype=dt), copy=True)
@@ -378,8 +452,8 @@ def linspace(
     Raises:
         ArgumentTypeError: non-number bounds or a non-int ``steps``.  ValueError: negative ``steps``.
     """
-    _number("linspace", "start", start)
-    _number("linspace", "end", end)
+    start = _number("linspace", "start", start)
+    end = _number("linspace", "end", end)
     if isinstance(steps, bool):
         raise ArgumentTypeError("linspace: argument 'steps' must be an int, got bool")
     try:
@@ -399,3 +473,8 @@ def linspace(
 def _rebuild(array: np.ndarray[Any, Any], device: str) -> Tensor:
     """Unpickling: a tensor on ``device`` holding ``array``'s values."""
     return tensor(array, device=device)
+
+
+def _rebuild_without_data(shape: tuple[int, ...], dtype: str, device: str) -> Tensor:
+    """Unpickling a tensor without data (meta): a tensor of ``shape`` and ``dtype`` on ``device``."""
+    return empty(shape, dtype=dtype, device=device)

@@ -69,9 +69,11 @@ class Device:
     Devices are interned, hashable and compare equal when type and index are equal. ``Device("cuda")`` has
     index ``None`` ("the current CUDA device"); tensors always live on an indexed device.
 
+    Devices are immutable: assigning an attribute raises AttributeError.
+
     Raises:
-        ValueError: an unknown device type, a malformed string, a negative or non-int index, an index on an
-            unindexed type, or a bool.
+        ValueError: an unknown device type, a malformed string, a negative or non-int index (or one with
+            leading zeros, as PyTorch), an index on an unindexed type, or a bool.
         TypeError: a spec that is not a str, int or Device.
     """
 
@@ -97,15 +99,27 @@ class Device:
             found = cls._interned.get((dev_type, parsed_index))
             if found is None:
                 found = object.__new__(cls)
-                found.type = dev_type
-                found.index = parsed_index
-                found.key = info.key
+                _set = object.__setattr__
+                _set(found, "type", dev_type)
+                _set(found, "index", parsed_index)
+                _set(found, "key", info.key)
                 guard = info.guard
-                found._guard = None
-                if guard is not None and parsed_index is not None:
-                    found._guard = _bind_guard(guard, parsed_index)
+                bound = _bind_guard(guard, parsed_index) if guard is not None and parsed_index is not None else None
+                _set(found, "_guard", bound)
                 cls._interned[(dev_type, parsed_index)] = found
         return found
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Device is immutable (interned): cannot assign '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Device is immutable (interned): cannot delete '{name}'")
+
+    def __copy__(self) -> Device:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Device:
+        return self
 
     def __repr__(self) -> str:
         if self.index is None:
@@ -161,6 +175,8 @@ def _parse(spec: object, index: int | None) -> tuple[str, int | None]:
     if raw_index:
         if not (raw_index.isascii() and raw_index.isdigit()):
             raise ValueError(f"Device: device index must be a non-negative int, got {raw_index!r} in {spec!r}")
+        if len(raw_index) > 1 and raw_index[0] == "0":
+            raise ValueError(f"Device: device index must not have leading zeros, got {raw_index!r} in {spec!r}")
         parsed = int(raw_index)
     elif index is not None:
         if isinstance(index, bool) or not isinstance(index, int) or index < 0:

@@ -78,78 +78,124 @@ META_ONLY: Final = object()
 
 _fallbacks: dict[DispatchKey, Callable[..., None]] = {}
 _tables: weakref.WeakSet[KernelTable] = weakref.WeakSet()
+# Every registration anywhere bumps the generation under the lock; a resolve that raced with one does not
+# cache what it computed, so no stale handler survives a registration.
+_lock = threading.RLock()
+_generation = [0]
+
+
+def _invalidate_all() -> None:
+    _generation[0] += 1
+    for table in list(_tables):
+        table.handlers.clear()
 
 
 def register_fallback(key: DispatchKey, fallback: Callable[..., None]) -> None:
     """Register a backend fallback: one callable serving every op that has no kernel for ``key``.
 
-    The fallback is called as ``fallback(op, *args, out=const_out, **kwargs)`` with the op's arguments.
+    The fallback is called as ``fallback(op, *args, out=const_out, **kwargs)``: the StructuredOp, then the
+    op's arguments as the front passes them to an impl (tensors on the fallback's device, a ConstOut). It runs
+    inside the common code (meta, out and inplace rules, overlap checks, version bumps), like any impl.
     Registering replaces any earlier fallback for the key; every op's cached handlers are invalidated.
     """
-    _fallbacks[key] = fallback
-    for table in list(_tables):
-        table.handlers.clear()
+    with _lock:
+        _fallbacks[key] = fallback
+        _invalidate_all()
 
 
 def unregister_fallback(key: DispatchKey) -> None:
     """Remove the backend fallback for ``key`` (if any); every op's cached handlers are invalidated."""
-    _fallbacks.pop(key, None)
-    for table in list(_tables):
-        table.handlers.clear()
+    with _lock:
+        _fallbacks.pop(key, None)
+        _invalidate_all()
 
 
 class KernelTable:
-    """An op's kernels per dispatch key, with a cached key -> handler dict for the hot path.
+    """An op's kernels and Python overrides per dispatch key, with a cached key -> handler dict.
 
     ``handlers`` is read directly by generated fronts: ``handlers.get(key)`` is one dict lookup; a miss goes
-    through :meth:`resolve`, which fills it. Any registration clears it.
+    through :meth:`resolve`, which fills it. Resolution order (PyTorch's Python dispatcher): the newest Python
+    override for the key, else the kernel, else the backend fallback, else (Meta only) the meta function
+    alone, else NoKernelError. Every registration clears the cache.
     """
 
-    __slots__ = ("__weakref__", "handlers", "kernels", "op_name")
+    __slots__ = ("__weakref__", "handlers", "kernels", "op", "op_name", "overrides")
 
-    def __init__(self, op_name: str) -> None:
+    def __init__(self, op_name: str, op: Any = None) -> None:
         self.op_name = op_name
+        self.op = op
         self.kernels: dict[DispatchKey, Callable[..., None]] = {}
+        self.overrides: dict[DispatchKey, list[Callable[..., None]]] = {}
         self.handlers: dict[DispatchKey, Any] = {}
         _tables.add(self)
 
     def register(self, key: DispatchKey, kernel: Callable[..., None]) -> None:
         """Set the kernel for ``key`` (replacing any) and drop cached handlers."""
-        self.kernels[key] = kernel
-        self.handlers.clear()
+        with _lock:
+            self.kernels[key] = kernel
+            _generation[0] += 1
+            self.handlers.clear()
 
     def unregister(self, key: DispatchKey) -> None:
         """Remove the kernel for ``key`` (if any) and drop cached handlers."""
-        self.kernels.pop(key, None)
-        self.handlers.clear()
+        with _lock:
+            self.kernels.pop(key, None)
+            _generation[0] += 1
+            self.handlers.clear()
+
+    def push_override(self, key: DispatchKey, fn: Callable[..., None]) -> None:
+        """Make ``fn`` the handler for ``key``, above the kernel and any earlier override."""
+        with _lock:
+            self.overrides.setdefault(key, []).append(fn)
+            _generation[0] += 1
+            self.handlers.clear()
+
+    def remove_override(self, key: DispatchKey, fn: Callable[..., None]) -> bool:
+        """Remove the override ``fn`` for ``key`` (wherever it is in the stack); False if it was not there."""
+        with _lock:
+            stack = self.overrides.get(key, [])
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i] is fn:
+                    del stack[i]
+                    break
+            else:
+                return False
+            if not stack:
+                self.overrides.pop(key, None)
+            _generation[0] += 1
+            self.handlers.clear()
+            return True
 
     def resolve(self, key: DispatchKey, devices: str) -> Any:
-        """The handler for ``key``: its kernel, else the backend fallback bound to this op, else META_ONLY
-        for the Meta key; caches it.
+        """The handler for ``key`` (see the class docstring for the order); caches it.
 
         Raises:
             NoKernelError: nothing serves the key; the message names the op, the key, ``devices`` (the
                 devices seen in the call) and the keys that do have kernels.
         """
-        handler: Any = self.kernels.get(key)
-        if handler is None:
-            fallback = _fallbacks.get(key)
-            if fallback is not None:
-                handler = _bind_fallback(fallback, self.op_name)
-            elif key is DispatchKey.Meta:
-                handler = META_ONLY
-            else:
-                have = ", ".join(sorted(k.name for k in self.kernels)) or "none"
-                raise NoKernelError(
-                    f"{self.op_name}: no kernel for dispatch key {key.name} (devices: {devices}); "
-                    f"keys with kernels: {have}"
-                )
-        self.handlers[key] = handler
+        with _lock:
+            generation = _generation[0]
+            stack = self.overrides.get(key)
+            handler: Any = stack[-1] if stack else self.kernels.get(key)
+            if handler is None:
+                fallback = _fallbacks.get(key)
+                if fallback is not None:
+                    handler = _bind_fallback(fallback, self.op if self.op is not None else self.op_name)
+                elif key is DispatchKey.Meta:
+                    handler = META_ONLY
+                else:
+                    have = ", ".join(sorted(k.name for k in self.kernels)) or "none"
+                    raise NoKernelError(
+                        f"{self.op_name}: no kernel for dispatch key {key.name} (devices: {devices}); "
+                        f"keys with kernels: {have}"
+                    )
+            if generation == _generation[0]:
+                self.handlers[key] = handler
         return handler
 
 
-def _bind_fallback(fallback: Callable[..., None], op_name: str) -> Callable[..., None]:
+def _bind_fallback(fallback: Callable[..., None], op: Any) -> Callable[..., None]:
     def handler(*args: Any, **kwargs: Any) -> None:
-        fallback(op_name, *args, **kwargs)
+        fallback(op, *args, **kwargs)
 
     return handler

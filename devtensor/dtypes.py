@@ -40,7 +40,7 @@ __all__ = [
 
 DType: TypeAlias = np.dtype[Any]
 #: What ``dtype=`` accepts: a dtype, a NumPy scalar type (``np.float32``) or a dtype name (``"float32"``).
-DTypeLike: TypeAlias = "np.dtype[Any] | type[np.generic] | str"
+DTypeLike: TypeAlias = np.dtype[Any] | type[np.generic] | str
 #: A Python number: the only scalars ops accept. Python scalars are weak in promotion (NEP 50).
 Scalar: TypeAlias = bool | int | float | complex
 #: The exact Python scalar types; the front checks ``type(x) in SCALAR_TYPES``.
@@ -67,10 +67,14 @@ SUPPORTED: Final[frozenset[DType]] = frozenset(
 )
 
 _to_dtype_cache: dict[object, DType] = {}
+# The canonical object of each supported dtype: an equal dtype (one carrying metadata, say) maps to it.
+_CANONICAL: Final[dict[DType, DType]] = {d: d for d in SUPPORTED}
 
 
 def to_dtype(spec: object, *, op: str = "dtype", arg: str = "dtype") -> DType:
-    """The supported dtype named by ``spec`` (a dtype, a NumPy scalar type or a dtype name).
+    """The supported dtype named by ``spec`` (a dtype, a NumPy scalar type or a dtype name), as the canonical
+    object (``to_dtype("float32") is devtensor.float32``). Python's ``bool``, ``int``, ``float`` and
+    ``complex`` name NumPy's defaults (bool, int64, float64, complex128), as ``numpy.dtype`` says.
 
     Raises:
         ArgumentTypeError (a TypeError): ``spec`` names no dtype, or one devtensor does not support (strings,
@@ -80,16 +84,19 @@ def to_dtype(spec: object, *, op: str = "dtype", arg: str = "dtype") -> DType:
         return _to_dtype_cache[spec]
     except (KeyError, TypeError):
         pass
-    try:
-        dt = np.dtype(spec)  # type: ignore[call-overload]  # spec is checked right here
-    except TypeError:
-        dt = None
-    if dt is None or dt not in SUPPORTED or not dt.isnative:
+    dt: DType | None = None
+    if spec is not None:  # numpy.dtype(None) is float64; None names no dtype here
+        try:
+            dt = np.dtype(spec)  # type: ignore[call-overload]  # spec is checked right here
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, SyntaxError):
+            dt = None
+    canonical = _CANONICAL.get(dt) if dt is not None and dt.isnative else None
+    if canonical is None:
         names = ", ".join(sorted(d.name for d in SUPPORTED))
         raise ArgumentTypeError(f"{op}: argument '{arg}' must be a supported dtype ({names}), got {spec!r}")
     with contextlib.suppress(TypeError):
-        _to_dtype_cache[spec] = dt
-    return dt  # type: ignore[no-any-return]
+        _to_dtype_cache[spec] = canonical
+    return canonical
 
 
 # Weak Python scalars take part in promotion as their Python type; NumPy's resolve/result_type needs a value of
@@ -99,21 +106,31 @@ _result_cache: dict[tuple[object, ...], DType] = {}
 
 
 def result_type(*operands: DType | type) -> DType:
-    """The promoted dtype of tensor dtypes and weak Python scalar types (``int``, ``float``, …).
+    """The promoted dtype of tensor dtypes and weak Python scalar types (``bool``, ``int``, ``float``,
+    ``complex``); NumPy scalar types (``numpy.float32``) count as their (strong) dtype.
 
     Follows NumPy 2's ``result_type`` under NEP 50: ``result_type(float32, float)`` is float32 and
-    ``result_type(int8, int)`` is int8. Cached per combination.
+    ``result_type(int8, int)`` is int8; Python scalars alone give NumPy's defaults (``result_type(int)`` is
+    int64). Cached per combination.
 
     Raises:
+        ArgumentTypeError (a TypeError): no operands, or an operand that is neither a supported dtype nor a
+            Python scalar type.
         TypeError: NumPy finds no common dtype.
     """
     try:
         return _result_cache[operands]
-    except KeyError:
+    except (KeyError, TypeError):
         pass
-    args: list[Any] = [_WEAK_PROXY[o] if isinstance(o, type) else o for o in operands]
-    dt = np.result_type(*args)
-    _result_cache[operands] = dt
+    if not operands:
+        raise ArgumentTypeError("result_type: at least one dtype or Python scalar type is needed")
+    args: list[Any] = [
+        _WEAK_PROXY[o] if type(o) is type and o in _WEAK_PROXY else to_dtype(o, op="result_type", arg="operands")
+        for o in operands
+    ]
+    dt = _CANONICAL[np.result_type(*args)]
+    with contextlib.suppress(TypeError):
+        _result_cache[operands] = dt
     return dt
 
 
@@ -121,8 +138,10 @@ _cast_cache: dict[tuple[DType, DType], bool] = {}
 
 
 def can_cast(from_: DType, to: DType) -> bool:
-    """Whether ``from_`` casts to ``to`` under NumPy's ``same_kind`` rule (PyTorch's rule for out and inplace:
-    no float -> int, no complex -> real; bool -> anything and widening or narrowing within a kind are fine)."""
+    """Whether ``from_`` casts to ``to`` under NumPy's ``same_kind`` rule, the rule DESIGN.md sets for results
+    written to ``out`` and inplace ``self``: bool casts to anything; within a kind, and from a lower kind to a
+    higher one (bool < unsigned < signed < float < complex), widening and narrowing are fine; no complex -> real,
+    no float -> integer, no integer -> bool, and, unlike PyTorch, no signed -> unsigned integer."""
     key = (from_, to)
     try:
         return _cast_cache[key]

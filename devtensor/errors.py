@@ -19,6 +19,7 @@ __all__ = [
     "ReadOnlyError",
     "ScalarOverflowError",
     "ShapeError",
+    "ViewError",
 ]
 
 
@@ -44,6 +45,11 @@ class DeviceMismatchError(DevtensorError, ValueError):
 
 class ShapeError(DevtensorError, ValueError):
     """Shapes that cannot broadcast, or an output/inplace shape that does not match the result's."""
+
+
+class ViewError(ShapeError, RuntimeError):
+    """A view that the tensor's strides cannot express (``view`` of a non-contiguous tensor): a ShapeError,
+    and a ``RuntimeError`` as PyTorch raises for it. ``reshape`` copies instead."""
 
 
 class MemoryOverlapError(DevtensorError, ValueError):

@@ -5,9 +5,10 @@ usual questions for elementwise ops from caches (one dict lookup after the first
 
 * :func:`broadcast_shapes` follows NumPy's broadcasting rules;
 * :func:`unary_ufunc_meta`, :func:`binary_ufunc_meta` build the meta function of a ufunc-like op, and
-  :func:`ufunc_meta` computes one for any number of arguments; all take the result dtype from NumPy's own type resolution for the ufunc
-  (``ufunc.resolve_dtypes``), with Python scalars weak as NEP 50 says, and checks that Python ints fit the
-  integer dtype they are used with (NumPy 2 raises OverflowError for that too, at call time).
+  :func:`ufunc_meta` computes one for any number of arguments; all take the result dtype from NumPy's own type
+  resolution for the ufunc (``ufunc.resolve_dtypes``), with Python scalars weak as NEP 50 says, and checks that
+  Python ints fit the integer dtype they are used with (NumPy 2 raises OverflowError for that too, at call time);
+  :func:`check_python_ints` does the same for ops whose operands all meet in the result dtype.
 
 Errors name the op and the arguments.
 """
@@ -27,6 +28,7 @@ from devtensor.tensor import Tensor, TensorOrScalar, TensorSpec
 __all__ = [
     "binary_ufunc_meta",
     "broadcast_shapes",
+    "check_python_ints",
     "ufunc_meta",
     "ufunc_result_dtype",
     "unary_ufunc_meta",
@@ -186,11 +188,25 @@ def _check_alpha(op: str, alpha: Scalar, result: DType, other: TensorOrScalar) -
         )
     if kind != "c" and type(alpha) is complex:
         raise ArgumentTypeError(f"{op}: for non-complex inputs, argument 'alpha' must not be complex, got {alpha!r}")
-    if type(alpha) is int and kind in "iu" and isinstance(other, Tensor):
-        _check_int_scalar(op, "alpha", alpha, other._dtype)
+    if type(alpha) is int and kind in "iu":
+        # The kernel scales a tensor ``other`` in the result dtype, and a Python ``other`` in Python: both the
+        # factor and a Python product must fit the result's integer dtype.
+        _check_int_scalar(op, "alpha", alpha, result)
+        if type(other) is int:
+            _check_int_scalar(op, "alpha * other", alpha * other, result)
 
 
 _BINARY_NAMES: Final = ("self", "other")
+
+
+def check_python_ints(op: str, dtype: DType, names: tuple[str, ...], *args: Any) -> None:
+    """For an op whose arguments all meet in the result ``dtype`` (``clamp``, ``where``): raise
+    ScalarOverflowError (an OverflowError) naming the op and the argument when a Python int among ``args`` is out
+    of range of ``dtype``, an integer dtype. Does nothing for other dtypes; ``names`` name ``args``."""
+    if dtype.kind in "iu":
+        for name, a in zip(names, args, strict=True):
+            if type(a) is int:
+                _check_int_scalar(op, name, a, dtype)
 
 
 def ufunc_meta(op: str, ufunc: np.ufunc, names: tuple[str, ...], *args: Any) -> tuple[tuple[int, ...], DType]:

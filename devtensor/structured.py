@@ -251,6 +251,7 @@ class StructuredOp:
         "inplace",
         "meta",
         "method",
+        "module",
         "name",
         "schema",
         "table",
@@ -271,10 +272,12 @@ class StructuredOp:
         self.name = name
         self.meta = meta
         self.schema = schema_from_meta(name, meta)
-        self.table = KernelTable(name)
+        self.table = KernelTable(name, self)
         self.elementwise = elementwise
         self.method = method
         self.doc = doc if doc is not None else (meta.__doc__ or "")
+        #: The module that defined the op (its meta function's): codegen writes declarations per package.
+        self.module: str = getattr(meta, "__module__", None) or "__main__"
         self.functional: Callable[..., Tensor] = _generate(self, "functional")
         self.inplace: Callable[..., Tensor] | None = None
         if inplace:
@@ -425,7 +428,7 @@ def _flat_tensors(args: Sequence[Any]) -> list[Tensor]:
 
 
 def _check_writable(op: str, arg: str, t: Tensor) -> None:
-    if not t._array.flags.writeable and t._backend.has_data:
+    if t._backend.has_data and not t._backend.writeable(t._array):
         raise ReadOnlyError(
             f"{op}: argument '{arg}' is read-only (it wraps read-only memory, e.g. a non-writeable NumPy array)"
         )
@@ -463,24 +466,24 @@ def _prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[A
     partially overlap another input (``others``)."""
     if spec[0] != self._shape:
         raise ShapeError(
-            f"{op}_: output with shape {list(self._shape)} doesn't match the broadcast shape {list(spec[0])} "
+            f"{op}: output with shape {list(self._shape)} doesn't match the broadcast shape {list(spec[0])} "
             "(an inplace op never broadcasts self)"
         )
     arr = self._array
     if spec[1] is not arr.dtype:
-        check_cast(op + "_", "self", spec[1], arr.dtype)
+        check_cast(op, "self", spec[1], arr.dtype)
     if self._backend.has_data:
-        if not arr.flags.writeable:
-            _check_writable(op + "_", "self", self)
-        if 0 in arr.strides:
-            check_no_internal_overlap(op + "_", "self", self)
+        if not self._wok:
+            _check_writable(op, "self", self)
+            check_no_internal_overlap(op, "self", self)
+            self._wok = True
         root = self._storage[1]
         for x in others:
             if isinstance(x, Tensor):
                 if x._storage[1] is root and x is not self:
-                    _check_pair(op + "_", "self", self, x, elementwise)
+                    _check_pair(op, "self", self, x, elementwise)
             elif isinstance(x, (list, tuple)):
-                _check_overlap(op + "_", "self", self, [t for t in x if t is not self], elementwise)
+                _check_overlap(op, "self", self, [t for t in x if t is not self], elementwise)
 
 
 def _prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], elementwise: bool) -> Any:
@@ -500,34 +503,37 @@ def _prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], 
                     f"to {list(shape)}; an out that is also an input is never resized"
                 )
         _check_writable(op, "out", out)
-        if arr.size:
-            warnings.warn(
-                f"{op}: an output with one or more elements was resized since it had shape {list(out._shape)}, "
-                f"which does not match the required output shape {list(shape)}. Resizing a non-empty out is "
-                "deprecated (as in PyTorch): pass an out with no elements or of the right shape.",
-                UserWarning,
-                stacklevel=3,
-            )
         guard = backend.guard(out._device)
         if guard is None:
             return backend.alloc(shape, arr.dtype)
         with guard:
             return backend.alloc(shape, arr.dtype)
     if out._backend.has_data:
-        if not arr.flags.writeable:
+        if not out._wok:
             _check_writable(op, "out", out)
-        if 0 in arr.strides:
             check_no_internal_overlap(op, "out", out)
+            out._wok = True
         _check_overlap(op, "out", out, inputs, elementwise)
     return arr
 
 
-def _swap_storage(out: Tensor, array: Any) -> None:
-    """Give ``out`` the resized ``array``: a new storage that carries the old version forward."""
+def _swap_storage(op: str, out: Tensor, array: Any) -> None:
+    """Give ``out`` the resized ``array`` (after the impl succeeded): a new storage that carries the old version
+    forward. Resizing an out that had elements warns first (PyTorch's deprecation), so a warning turned into an
+    error leaves ``out`` as it was."""
+    if out._array.size:
+        warnings.warn(
+            f"{op}: an output with one or more elements was resized since it had shape {list(out._shape)}, "
+            f"which does not match the required output shape {list(array.shape)}. Resizing a non-empty out is "
+            "deprecated (as in PyTorch): pass an out with no elements or of the right shape.",
+            UserWarning,
+            stacklevel=3,
+        )
     out._storage = new_storage(array, out._storage[0])
     out._array = array
     out._shape = array.shape
     out._dtype = array.dtype
+    out._wok = True
 
 
 # --- source generation -------------------------------------------------------------------------------------
@@ -546,6 +552,9 @@ _COMMON: Final[dict[str, Any]] = {
     "_prepare_out": _prepare_out,
     "_prepare_inplace": _prepare_inplace,
     "_swap_storage": _swap_storage,
+    "_check_pair": _check_pair,
+    "_check_writable": _check_writable,
+    "_check_overlap": _check_overlap,
 }
 
 
@@ -613,14 +622,42 @@ def _guarded(body: list[str], indent: str) -> list[str]:
     return lines
 
 
-def _impl_call(call: str, array: str) -> list[str]:
-    """Build the ConstOut over ``array`` (a fresh view) and call the handler with it."""
-    return [
-        "if _h is not _META_ONLY:",
-        "    _co = _new(_CO)",
-        f"    _co_array(_co, {array}.view())",
-        f"    _h({call}, out=_co)",
-    ]
+def _impl_call(call: str, array: str, target: str | None = None) -> list[str]:
+    """Build the ConstOut over ``array`` (a fresh view) and call the handler with it. For an existing
+    ``target`` (out, inplace self), memory made read-only behind devtensor's back after its writability was
+    checked and cached makes NumPy refuse the write before writing: that surfaces as ReadOnlyError (a
+    try costs nothing in CPython 3.11 when nothing is raised)."""
+    call_line = f"    _h({call}, out=_co)"
+    if target is None:
+        body = [call_line]
+    else:
+        body = [
+            "    try:",
+            "    " + call_line,
+            "    except ValueError:",
+            f"        _check_writable(_name, {target!r}, {'out' if target == 'out' else target})",
+            "        raise",
+        ]
+    return ["if _h is not _META_ONLY:", "    _co = _new(_CO)", f"    _co_array(_co, {array}.view())", *body]
+
+
+def _overlap_lines(params: Sequence[Param], target: str, indent: str, *, skip_self: bool) -> list[str]:
+    """Inline overlap checks of ``target`` (storage root in ``_root``) against each tensor param."""
+    op_text = "_name"
+    arg = "'self'" if skip_self else "'out'"
+    lines: list[str] = []
+    for p in params:
+        n = p.name
+        if p.category in (TENSOR, TENSOR_OR_SCALAR):
+            cond = f"isinstance({n}, _Tensor) and {n}._storage[1] is _root"
+            if skip_self:
+                cond += f" and {n} is not {target}"
+            lines.append(f"{indent}if {cond}: _check_pair({op_text}, {arg}, {target}, {n}, _elementwise)")
+        elif p.category == TENSOR_LIST:
+            lines.append(f"{indent}_check_overlap({op_text}, {arg}, {target}, {n}, _elementwise)")
+    if not lines:
+        lines.append(f"{indent}pass")
+    return lines
 
 
 def _generate(op: StructuredOp, variant: str) -> Callable[..., Tensor]:
@@ -660,12 +697,20 @@ def _generate(op: StructuredOp, variant: str) -> Callable[..., Tensor]:
             "        _res._storage = [0, _arr]",
             "        _res._shape = _spec[0]",
             "        _res._dtype = _arr.dtype",
+            "        _res._wok = True",
             "        return _res",
-            f"    _arr = _prepare_out(_name, out, _spec, {inputs}, _elementwise)",
+            # Fast path: out already has the result's shape and dtype and was checked writable before;
+            # only the overlap with this call's inputs is left to check. Anything else takes the full rules.
+            "    if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:",
+            f"        _arr = _prepare_out(_name, out, _spec, {inputs}, _elementwise)",
+            "    else:",
+            "        _arr = out._array",
+            "        _root = out._storage[1]",
+            *_overlap_lines(params, "out", "        ", skip_self=False),
         ]
-        lines += _guarded(_impl_call(call, "_arr"), "    ")
+        lines += _guarded(_impl_call(call, "_arr", "out"), "    ")
         lines += [
-            "    if _arr is not out._array: _swap_storage(out, _arr)",
+            "    if _arr is not out._array: _swap_storage(_name, out, _arr)",
             "    out._storage[0] += 1",
             "    return out",
         ]
@@ -680,13 +725,17 @@ def _generate(op: StructuredOp, variant: str) -> Callable[..., Tensor]:
             f"    _spec = _meta({call})",
             "    _h = _handlers.get(_dev.key)",
             "    if _h is None: _h = _resolve(_dev.key, str(_dev))",
-            f"    _prepare_inplace(_name, {first}, _spec, {others}, _elementwise)",
+            f"    if _spec[0] != {first}._shape or _spec[1] is not {first}._dtype or not {first}._wok:",
+            f"        _prepare_inplace(_name, {first}, _spec, {others}, _elementwise)",
+            "    else:",
+            f"        _root = {first}._storage[1]",
+            *_overlap_lines(params[1:], first, "        ", skip_self=True),
         ]
-        lines += _guarded(_impl_call(call, f"{first}._array"), "    ")
+        lines += _guarded(_impl_call(call, f"{first}._array", first), "    ")
         lines += [f"    {first}._storage[0] += 1", f"    return {first}"]
     namespace: dict[str, Any] = dict(_COMMON)
     namespace.update(
-        _name=op.name,
+        _name=fname,
         _meta=op.meta,
         _handlers=op.table.handlers,
         _resolve=op.table.resolve,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 import numpy as np
@@ -20,9 +21,12 @@ from devtensor.device import Device, DeviceLike
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
+    CastingError,
     DeviceMismatchError,
     MemoryOverlapError,
+    NoDataError,
     ReadOnlyError,
+    ScalarOverflowError,
     ShapeError,
 )
 
@@ -54,13 +58,15 @@ class Tensor(TensorOpMethods):
     The generic Tensor does not expose its backing array; refine it first (``devtensor.typed.as_cpu``).
     """
 
-    __slots__ = ("_array", "_device", "_dtype", "_shape", "_storage")
+    __slots__ = ("_array", "_device", "_dtype", "_shape", "_storage", "_wok")
     _backend: ClassVar[Backend]
     _array: Any
     _device: Device
     _storage: list[Any]
     _shape: tuple[int, ...]
     _dtype: DType
+    # True once checked writable with no internal overlap (or made so: fresh outputs); False means unknown.
+    _wok: bool
 
     # NumPy defers binary operators to us instead of converting the tensor; np.add(ndarray, tensor) raises.
     __array_ufunc__ = None
@@ -120,11 +126,14 @@ class Tensor(TensorOpMethods):
         """The shape, or the length of dimension ``dim`` (negative counts from the end).
 
         Raises:
-            IndexError: ``dim`` is out of range.
+            IndexError: ``dim`` is out of range (a 0-d tensor has no dimension to ask for).
         """
         shape: tuple[int, ...] = self._array.shape
         if dim is None:
             return shape
+        if not shape:
+            _normalize_dim("size", dim, 0)  # type errors first, as for any other tensor
+            raise IndexError(f"size: dimension specified as {dim} but the tensor has no dimensions")
         return shape[_normalize_dim("size", dim, len(shape))]
 
     def element_size(self) -> int:
@@ -243,10 +252,12 @@ class Tensor(TensorOpMethods):
             IndexError: an index out of range or too many indices.
             ArgumentTypeError: an index of an unsupported type (lists, NumPy arrays, floats…).
             DeviceMismatchError: a tensor index on another device.
+            NoDataError: a bool tensor index on a meta tensor (the result shape depends on data).
         """
         key, is_view = _convert_index("__getitem__", index, self._device)
         try:
-            result = self._array[key]
+            with _device_guard(self._device):  # a tensor index gathers: a kernel on the tensor's device
+                result = self._array[key]
         except IndexError as e:
             raise IndexError(f"__getitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
         if is_view:
@@ -257,15 +268,27 @@ class Tensor(TensorOpMethods):
         """Write ``value`` (a Python number, or a tensor on the same device broadcasting to the indexed
         shape) into the indexed elements, casting as NumPy's assignment does; bumps the version once.
 
+        As in NumPy and PyTorch, leading dimensions of length 1 of a tensor ``value`` are dropped before it is
+        broadcast (``t[0:2] = ones(1, 2)`` works). Python numbers must be representable in the tensor's dtype
+        (PyTorch's checked conversion): a complex number into a real tensor, an int out of the integer dtype's
+        range, or a NaN/infinity into an integer tensor is an error (NumPy raises the same classes).
+
         Raises:
             ReadOnlyError: the tensor wraps read-only memory.
+            MemoryOverlapError: the indexed elements overlap each other (a stride-0 dimension of length > 1,
+                as in a broadcast view): the write would be ambiguous.
             ShapeError: ``value`` does not broadcast to the indexed shape.
             DeviceMismatchError: ``value`` or a tensor index on another device.
             ArgumentTypeError: ``value`` is neither a Tensor nor a Python number, or a bad index type.
+            CastingError (TypeError): a complex Python number written into a real tensor.
+            ScalarOverflowError (OverflowError): a Python int out of range, or an infinite float into an
+                integer tensor.
+            ValueError: a NaN written into an integer tensor.
             IndexError: an index out of range.
-        Nothing is written when it raises.
+            NoDataError: a bool tensor index on a meta tensor (the indexed shape depends on data).
+        Nothing is written, and the version counter does not change, when it raises.
         """
-        key, _ = _convert_index("__setitem__", index, self._device)
+        key, is_view = _convert_index("__setitem__", index, self._device)
         if isinstance(value, Tensor):
             if value._device is not self._device:
                 raise DeviceMismatchError(
@@ -274,6 +297,7 @@ class Tensor(TensorOpMethods):
                 )
             source: Any = value._array
         elif type(value) in SCALAR_TYPES:
+            _check_scalar_fits("__setitem__", value, self._dtype)
             source = value
         else:
             raise ArgumentTypeError(
@@ -282,14 +306,20 @@ class Tensor(TensorOpMethods):
         backend = self._backend
         if not backend.writeable(self._array) and backend.has_data:
             raise ReadOnlyError("__setitem__: the tensor written to is read-only (it wraps read-only memory)")
+        guard = _device_guard(self._device)
         try:
-            target = self._array[key]
+            with guard:
+                target = self._array[key]
         except IndexError as e:
             raise IndexError(f"__setitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
-        vshape = source.shape if isinstance(value, Tensor) else ()
-        tshape = getattr(target, "shape", ())
+        vshape: tuple[int, ...] = source.shape if isinstance(value, Tensor) else ()
+        tshape: tuple[int, ...] = getattr(target, "shape", ())
+        # NumPy and PyTorch drop leading length-1 dimensions of the value before broadcasting it.
+        stripped = vshape
+        while len(stripped) > len(tshape) and stripped[0] == 1:
+            stripped = stripped[1:]
         try:
-            bshape = np.broadcast_shapes(vshape, tshape)
+            bshape = np.broadcast_shapes(stripped, tshape)
         except ValueError:
             bshape = None
         if bshape != tshape:
@@ -297,24 +327,32 @@ class Tensor(TensorOpMethods):
                 f"__setitem__: argument 'value' of shape {vshape} cannot broadcast to the indexed shape {tshape}"
             )
         if backend.has_data:
-            self._array[key] = source
+            # A view target must not have internal overlap; an advanced-index target writes into self.
+            check_no_internal_overlap("__setitem__", "self", self if not is_view else _Target(target))
+            if stripped != vshape:
+                source = source.reshape(stripped)
+            with _device_guard(self._device):
+                self._array[key] = source
         self._storage[0] += 1
 
     # --- Python protocol --------------------------------------------------------------------------------
 
     def __len__(self) -> int:
+        """The length of the first dimension. Raises TypeError for a 0-d tensor."""
         shape: tuple[int, ...] = self._array.shape
         if not shape:
             raise TypeError("len() of a 0-d tensor")
         return shape[0]
 
     def __iter__(self) -> Iterator[Tensor]:
+        """Views of ``self[0]``, ``self[1]``, … (sharing the version counter). Raises TypeError for a 0-d
+        tensor when ``iter()`` is called, as PyTorch does, not at the first ``next()``."""
         if not self._array.shape:
             raise TypeError("iteration over a 0-d tensor")
-        for i in range(self._array.shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self._array.shape[0]))
 
     def __bool__(self) -> bool:
+        """The truth of the single element. Raises ValueError when there is not exactly one element."""
         if self.numel() != 1:
             raise ValueError(
                 f"The truth value of a Tensor with {self.numel()} elements is ambiguous; use .any() or .all()"
@@ -342,8 +380,10 @@ class Tensor(TensorOpMethods):
         return self._backend.repr(self)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from devtensor.creation import _rebuild
+        from devtensor.creation import _rebuild, _rebuild_without_data
 
+        if not self._backend.has_data:
+            return (_rebuild_without_data, (self._shape, self._dtype.str, str(self._device)))
         return (_rebuild, (self._backend.to_numpy(self._array), str(self._device)))
 
 
@@ -351,6 +391,12 @@ class Tensor(TensorOpMethods):
 TensorOrScalar: TypeAlias = Tensor | bool | int | float | complex
 #: What a meta function returns: the result's shape and dtype.
 TensorSpec: TypeAlias = tuple[tuple[int, ...], DType]
+
+
+def _device_guard(device: Device) -> AbstractContextManager[Any]:
+    """The device guard of ``device`` (CUDA: make it current), or a no-op context for devices without one."""
+    guard = device._guard
+    return guard() if guard is not None else nullcontext()
 
 
 def _names_dtype(spec: str) -> bool:
@@ -361,6 +407,23 @@ def _names_dtype(spec: str) -> bool:
     return True
 
 
+def _check_scalar_fits(op: str, value: Scalar, dtype: DType) -> None:
+    """Raise when the Python number ``value`` cannot be written into an element of ``dtype`` (PyTorch's
+    checked scalar conversion; NumPy raises the same exception classes with messages that name no op)."""
+    kind = dtype.kind
+    if type(value) is complex and kind != "c":
+        raise CastingError(f"{op}: cannot write the complex number {value!r} into a tensor of dtype {dtype.name}")
+    if kind in "iu":
+        if type(value) is int:
+            from devtensor.meta import _check_int_scalar
+
+            _check_int_scalar(op, "value", value, dtype)
+        elif type(value) is float and value != value:
+            raise ValueError(f"{op}: cannot write NaN into a tensor of integer dtype {dtype.name}")
+        elif type(value) is float and value in (float("inf"), float("-inf")):
+            raise ScalarOverflowError(f"{op}: cannot write {value!r} into a tensor of integer dtype {dtype.name}")
+
+
 def _normalize_dim(op: str, dim: int, ndim: int) -> int:
     """``dim`` in ``range(ndim)`` (negative counts from the end). Raises IndexError naming the op."""
     if isinstance(dim, bool) or not isinstance(dim, int):
@@ -369,6 +432,8 @@ def _normalize_dim(op: str, dim: int, ndim: int) -> int:
     hi = ndim - 1 if ndim else 0
     if not lo <= dim <= hi:
         raise IndexError(f"{op}: dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    if ndim == 0:
+        return 0
     return dim + ndim if dim < 0 else dim
 
 
@@ -385,7 +450,16 @@ def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
                 raise DeviceMismatchError(f"{op}: index tensor is on {part._device}, expected {device}")
             if part.dtype.kind not in "iub":
                 raise ArgumentTypeError(f"{op}: tensors used as indices must be integer or bool, got {part.dtype}")
-            out.append(part._array)
+            if part._backend.has_data:
+                out.append(part._array)
+            elif part.dtype.kind == "b":
+                raise NoDataError(
+                    f"{op}: a bool (mask) index on the meta device selects a data-dependent number of elements; "
+                    "the result shape is unknown without data"
+                )
+            else:
+                # Meta: the result shape depends on the index's shape only; its (absent) values do not matter.
+                out.append(np.zeros(part._shape, np.intp))
             is_view = False
         elif isinstance(part, (bool, np.bool_)):
             out.append(bool(part))
@@ -404,11 +478,26 @@ def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
     return tuple(out), is_view
 
 
+class _Target:
+    """Adapts a bare array to the ``_array`` attribute :func:`check_no_internal_overlap` reads."""
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array: Any) -> None:
+        self._array = array
+
+
 # Re-exported for the front; defined here to keep the check beside the Tensor it is about.
-def check_no_internal_overlap(op: str, arg: str, tensor: Tensor) -> None:
+def check_no_internal_overlap(op: str, arg: str, tensor: Tensor | _Target) -> None:
     """Raise :class:`MemoryOverlapError` when more than one element of ``tensor`` shares memory (a stride-0
-    dimension of length > 1, as from ``expand``): such a tensor cannot be written to elementwise."""
-    for n, s in zip(tensor._array.shape, tensor._array.strides, strict=False):
+    dimension of length > 1, as from ``expand``): such a tensor cannot be written to elementwise.
+
+    A tensor with no elements has nothing to overlap (NumPy gives fresh zero-size arrays all-zero strides).
+    """
+    shape: tuple[int, ...] = tensor._array.shape
+    if 0 in shape:
+        return
+    for n, s in zip(shape, tensor._array.strides, strict=False):
         if s == 0 and n > 1:
             raise MemoryOverlapError(
                 f"{op}: unsupported operation: more than one element of argument '{arg}' refers to a single "

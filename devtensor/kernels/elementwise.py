@@ -19,7 +19,7 @@ from devtensor.errors import ArgumentTypeError
 from devtensor.meta import (
     binary_ufunc_meta,
     broadcast_shapes,
-    ufunc_meta,
+    check_python_ints,
     unary_ufunc_meta,
 )
 from devtensor.structured import StructuredOp, TensorOrScalar, TensorSpec, structured_op
@@ -131,18 +131,27 @@ def _binary_ufunc(name: str, ufunc: np.ufunc, summary: str) -> StructuredOp:
 # --- add and sub: alpha ---------------------------------------------------------------------------------
 
 _ALPHA_DOC = """
-    Also ArgumentTypeError when ``alpha`` does not suit the result dtype (PyTorch's rule: bool for bool,
-    no float for integral, no complex for real results).
+    ``alpha * other`` is computed in the result dtype for a tensor ``other`` (as PyTorch), in Python for a
+    Python number. Also ArgumentTypeError when ``alpha`` does not suit the result dtype (PyTorch's rule: bool
+    for bool, no float for integral, no complex for real results), and ScalarOverflowError when an int
+    ``alpha``, or ``alpha * other`` for a Python int ``other``, is out of range of an integer result dtype.
 """
 
 
-def _scaled(xp: Any, other: Any, alpha: Scalar) -> Any:
-    # alpha * other in other's dtype (Python scalars stay weak), computed before any write to out.
+def _weak(x: Any) -> Any:
+    # An operand as NumPy's promotion takes it: an array's dtype, or a (weak) Python number itself.
+    return x if isinstance(x, (bool, int, float, complex)) else x.dtype
+
+
+def _scaled(xp: Any, self: Any, other: Any, alpha: Scalar) -> Any:
+    # alpha * other as PyTorch computes it, before any write to out: a tensor in the result dtype (not in other's
+    # own, narrower dtype, where it could wrap around or reject alpha), a Python number in Python, where it stays
+    # weak (bool and bool stay bool). The meta function has checked that alpha and a Python product fit.
     if alpha == 1 and type(alpha) is not complex:
         return other
     if isinstance(other, (bool, int, float, complex)):
-        return other * alpha
-    return xp.multiply(other, alpha)
+        return (other and alpha) if type(other) is bool and type(alpha) is bool else other * alpha
+    return xp.multiply(other, alpha, dtype=np.result_type(_weak(self), other.dtype))
 
 
 _add_meta = binary_ufunc_meta("add", np.add, alpha=True)
@@ -166,10 +175,11 @@ def _add_cpu(
     alpha: Scalar,
     out: ConstOut[CPUTensor],
 ) -> None:
+    a = self.array if isinstance(self, CPUTensor) else self
     b = other.array if isinstance(other, CPUTensor) else other
     if alpha != 1 or type(alpha) is complex:
-        b = _scaled(np, b, alpha)
-    _np_add(self.array if isinstance(self, CPUTensor) else self, b, out=out.array)
+        b = _scaled(np, a, b, alpha)
+    _np_add(a, b, out=out.array)
 
 
 @add.impl("cuda")
@@ -181,7 +191,7 @@ def _add_cuda(
     out: ConstOut[CUDATensor],
 ) -> None:
     cp = cupy_module()
-    cp.add(_cp(self), _scaled(cp, _cp(other), alpha), out=out.array)
+    cp.add(_cp(self), _scaled(cp, _cp(self), _cp(other), alpha), out=out.array)
 
 
 _sub_meta = binary_ufunc_meta("sub", np.subtract, alpha=True)
@@ -204,7 +214,7 @@ def _sub_cpu(
     alpha: Scalar,
     out: ConstOut[CPUTensor],
 ) -> None:
-    np.subtract(_np(self), _scaled(np, _np(other), alpha), out=out.array)
+    np.subtract(_np(self), _scaled(np, _np(self), _np(other), alpha), out=out.array)
 
 
 @sub.impl("cuda")
@@ -216,7 +226,7 @@ def _sub_cuda(
     out: ConstOut[CUDATensor],
 ) -> None:
     cp = cupy_module()
-    cp.subtract(_cp(self), _scaled(cp, _cp(other), alpha), out=out.array)
+    cp.subtract(_cp(self), _scaled(cp, _cp(self), _cp(other), alpha), out=out.array)
 
 
 mul = _binary_ufunc(
@@ -313,10 +323,14 @@ def pow(self: TensorOrScalar, other: TensorOrScalar) -> TensorSpec:
 
 
 def _pow_body(xp: Any, a: Any, b: Any, out: Any) -> None:
-    if xp.asarray(b).dtype.kind in "iu" and xp.asarray(a).dtype.kind in "iub":
-        negative = bool((xp.asarray(b) < 0).any())
-        if negative:
-            raise ValueError("pow: integers to negative integer powers are not allowed (argument 'other')")
+    # Only an integer *result* forbids negative exponents: uint64 ** int64 is float64, where they are fine.
+    integral = type(b) is int if isinstance(b, (bool, int, float, complex)) else b.dtype.kind in "iu"
+    if (
+        integral
+        and np.result_type(_weak(a), _weak(b)).kind in "iu"
+        and ((b < 0) if type(b) is int else bool((b < 0).any()))
+    ):
+        raise ValueError("pow: integers to negative integer powers are not allowed (argument 'other')")
     xp.power(a, b, out=out)
 
 
@@ -371,19 +385,27 @@ _exp_meta = unary_ufunc_meta("sigmoid", np.exp)
 
 @structured_op(elementwise=True)
 def sigmoid(self: Tensor) -> TensorSpec:
-    """The logistic function ``1 / (1 + exp(-self))``, elementwise (``torch.sigmoid``), computed stably as
-    ``0.5 * (1 + tanh(self / 2))`` for real inputs. Result dtype as ``np.exp`` gives for the input."""
+    """The logistic function ``1 / (1 + exp(-self))``, elementwise (``torch.sigmoid``), computed stably for real
+    inputs as ``1 / (1 + t)`` for ``self >= 0`` and ``t / (1 + t)`` below, with ``t = exp(-|self|)``: no
+    overflow, and tiny results keep their relative precision. Result dtype as ``np.exp`` gives for the input."""
     return _exp_meta(self)
 
 
 def _sigmoid_body(xp: Any, a: Any, out: Any) -> None:
-    if out.dtype.kind == "c":
+    # Branch on the input: a real input may be written into a complex out (-a would wrap for unsigned ints and
+    # raise for bool there).
+    if a.dtype.kind == "c":
         xp.divide(1, xp.add(1, xp.exp(xp.negative(a))), out=out)
         return
-    xp.multiply(a, 0.5, out=out, casting="unsafe")
-    xp.tanh(out, out=out)
-    xp.add(out, 1, out=out)
-    xp.multiply(out, 0.5, out=out)
+    # (0.5 * (1 + tanh(x / 2)) would round every result below about eps / 4 to 0.)
+    nonnegative = a >= 0  # before the first write: out may be a itself (inplace)
+    xp.copyto(out, a, casting="unsafe")  # the float result dtype holds integer and bool inputs exactly
+    xp.absolute(out, out=out)
+    xp.negative(out, out=out)
+    xp.exp(out, out=out)  # t = exp(-|x|), in (0, 1]
+    denominator = xp.add(out, 1)
+    xp.copyto(out, 1, where=nonnegative)
+    xp.divide(out, denominator, out=out)
 
 
 @sigmoid.impl("cpu")
@@ -423,13 +445,22 @@ def clamp(self: Tensor, min: TensorOrScalar | None = None, max: TensorOrScalar |
         raise ValueError("clamp: at least one of 'min' or 'max' must not be None")
     shapes = [t.shape for t in (self, min, max) if isinstance(t, Tensor)]
     shape = shapes[0] if len(shapes) == 1 else broadcast_shapes("clamp", *shapes)
-    dtype = self.dtype
-    if min is not None:
-        dtype = ufunc_meta("clamp", np.maximum, ("self", "min"), self, min)[1]
-    if max is not None:
-        lo = ufunc_meta("clamp", np.minimum, ("self", "max"), self, max)[1]
-        dtype = result_type(dtype, lo)
+    # np.clip promotes all three operands together (weak Python numbers), so a Python int bound meets the result
+    # dtype, not self's: clamp(int8, min=int16 tensor, max=1000) is int16.
+    bounds = [b for b in (min, max) if b is not None]
+    dtype = result_type(self.dtype, *(b.dtype if isinstance(b, Tensor) else type(b) for b in bounds))
+    check_python_ints("clamp", dtype, ("min", "max"), min, max)
     return (shape, dtype)
+
+
+def _clamp_body(xp: Any, a: Any, lo: Any, hi: Any, out: Any) -> None:
+    # maximum/minimum rather than clip: CuPy's clip has no loop for bool or complex, nor a None bound there.
+    if lo is None:
+        xp.minimum(a, hi, out=out)
+    elif hi is None:
+        xp.maximum(a, lo, out=out)
+    else:
+        xp.minimum(xp.maximum(a, lo), hi, out=out)
 
 
 @clamp.impl("cpu")
@@ -440,12 +471,7 @@ def _clamp_cpu(
     *,
     out: ConstOut[CPUTensor],
 ) -> None:
-    np.clip(
-        self.array,
-        _np(min) if min is not None else None,
-        _np(max) if max is not None else None,
-        out=out.array,
-    )
+    _clamp_body(np, self.array, None if min is None else _np(min), None if max is None else _np(max), out.array)
 
 
 @clamp.impl("cuda")
@@ -456,11 +482,8 @@ def _clamp_cuda(
     *,
     out: ConstOut[CUDATensor],
 ) -> None:
-    cupy_module().clip(
-        self.array,
-        _cp(min) if min is not None else None,
-        _cp(max) if max is not None else None,
-        out=out.array,
+    _clamp_body(
+        cupy_module(), self.array, None if min is None else _cp(min), None if max is None else _cp(max), out.array
     )
 
 
@@ -480,7 +503,9 @@ def where(condition: Tensor, self: TensorOrScalar, other: TensorOrScalar) -> Ten
     shapes = [t.shape for t in (condition, self, other) if isinstance(t, Tensor)]
     shape = broadcast_shapes("where", *shapes)
     dtypes = [t.dtype if isinstance(t, Tensor) else type(t) for t in (self, other)]
-    return (shape, result_type(*dtypes))
+    dtype = result_type(*dtypes)
+    check_python_ints("where", dtype, ("self", "other"), self, other)  # np.where would wrap them silently
+    return (shape, dtype)
 
 
 @where.impl("cpu")

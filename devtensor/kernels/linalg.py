@@ -1,5 +1,366 @@
-"""Placeholder: the linalg op family is being written (issue 3)."""
+"""The linear-algebra family: matmul, mm, bmm, dot, outer and addmm.
+
+Each op is one structured op (meta function + CPU impl in NumPy + CUDA impl in CuPy), defined through the same
+public API a user's op would use. Shapes follow NumPy's ``matmul`` (and PyTorch's, which agrees: 1-D operands
+are promoted to matrices and the added dimension removed again, batch dimensions broadcast); ``mm``, ``bmm``,
+``dot`` and ``outer`` take exactly the ranks PyTorch's do. Result dtypes are NumPy 2's for ``np.matmul``
+(``np.multiply`` for ``outer``): mixed dtypes promote. Shape errors are :class:`~devtensor.errors.ShapeError`
+(a ValueError) naming the op and both operand shapes.
+
+Out variants follow the out rules of :mod:`devtensor.structured`: an out of another dtype is fine when the result
+casts to it (same_kind); an out that is also an input, or partially overlaps one, is a MemoryOverlapError
+(``addmm`` excepted: its out may be exactly ``self``, and it has the inplace variant ``addmm_``, since it computes
+into a temporary before its one write).
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from typing import Any
+
+import numpy as np
+
+from devtensor.backends import cupy_module
+from devtensor.dtypes import DType, Scalar, result_type
+from devtensor.errors import ArgumentTypeError, ScalarOverflowError, ShapeError
+from devtensor.meta import broadcast_shapes, ufunc_result_dtype
+from devtensor.structured import TensorSpec, structured_op
+from devtensor.tensor import Tensor
+from devtensor.typed import ConstOut, CPUTensor, CUDATensor
+
+__all__ = ["addmm", "bmm", "dot", "matmul", "mm", "outer"]
+
+
+def _fmt(shape: tuple[int, ...]) -> str:
+    return str(list(shape))
+
+
+def _matmul_dtype(op: str, a: Tensor, b: Tensor) -> DType:
+    return ufunc_result_dtype(op, np.matmul, a._dtype, b._dtype)
+
+
+def matmul_shape(
+    op: str,
+    a: tuple[int, ...],
+    b: tuple[int, ...],
+    names: tuple[str, str] = ("self", "other"),
+) -> tuple[int, ...]:
+    """The result shape of NumPy's ``matmul`` for operand shapes ``a`` and ``b``.
+
+    A 1-D first operand is promoted to a row ``(1, n)``, a 1-D second operand to a column ``(n, 1)``, and the
+    added dimension is removed from the result; the last two dimensions multiply as matrices, the others
+    broadcast. ``names`` are the arguments' names, for errors.
+
+    Raises:
+        ShapeError: a 0-d operand, contracted dimensions that differ, or batch dimensions that do not
+            broadcast; the message names the op and both shapes.
+    """
+    if not a or not b:
+        raise ShapeError(
+            f"{op}: both arguments need to be at least 1-D, but '{names[0]}' has shape {_fmt(a)} and "
+            f"'{names[1]}' has shape {_fmt(b)}"
+        )
+    a2 = (1, *a) if len(a) == 1 else a
+    b2 = (*b, 1) if len(b) == 1 else b
+    if a2[-1] != b2[-2]:
+        raise ShapeError(
+            f"{op}: shapes {_fmt(a)} ('{names[0]}') and {_fmt(b)} ('{names[1]}') cannot be multiplied: the "
+            f"contracted dimensions differ ({a2[-1]} != {b2[-2]})"
+        )
+    batch_a, batch_b = a2[:-2], b2[:-2]
+    if batch_a == batch_b:
+        batch = batch_a
+    else:
+        try:
+            batch = broadcast_shapes(op, batch_a, batch_b)
+        except ShapeError:
+            raise ShapeError(
+                f"{op}: shapes {_fmt(a)} ('{names[0]}') and {_fmt(b)} ('{names[1]}') cannot be multiplied: the "
+                f"batch dimensions {_fmt(batch_a)} and {_fmt(batch_b)} do not broadcast"
+            ) from None
+    return batch + a2[-2:-1] * (len(a) > 1) + b2[-1:] * (len(b) > 1)
+
+
+# --- helpers shared by the impls ---------------------------------------------------------------------------
+
+
+def _cuda_matmul(cp: Any, a: Any, b: Any) -> Any:
+    """``a @ b`` on a CUDA device; bool (which cuBLAS lacks) as "any product is true", through int64."""
+    if a.dtype.kind == "b" and b.dtype.kind == "b":
+        return cp.matmul(a.astype(np.int64), b.astype(np.int64)) != 0
+    return cp.matmul(a, b)
+
+
+def _cuda_matmul_into(a: Any, b: Any, out: Any) -> None:
+    cp = cupy_module()
+    dtype = np.result_type(a.dtype, b.dtype)
+    if out.dtype == dtype and out.ndim >= 2 and dtype.kind != "b" and out.flags.c_contiguous:
+        cp.matmul(a, b, out=out)
+    else:
+        cp.copyto(out, _cuda_matmul(cp, a, b), casting="same_kind")
+
+
+_SHAPES_DOC = """
+    Result dtype: NumPy's for ``np.matmul`` of the two dtypes (mixed dtypes promote; bool gives bool). Both
+    tensors on one device (DeviceMismatchError otherwise); the result is on it. Variants: functional and out
+    (``out=``: same_kind cast to out's dtype, resize by the out rules; an out overlapping an input is a
+    MemoryOverlapError). Meta tensors give the result's shape and dtype.
+
+    Raises:
+        ShapeError (ValueError): the message names the op and both operand shapes.
+        ArgumentTypeError (TypeError): dtypes NumPy's matmul has no loop for.
+"""
+
+
+# --- matmul -------------------------------------------------------------------------------------------------
+
+
+@structured_op(inplace=False)
+def matmul(self: Tensor, other: Tensor) -> TensorSpec:
+    """Matrix product with NumPy's ``matmul`` semantics (``torch.matmul`` agrees): 2-D @ 2-D is the matrix
+    product ``[n, k] @ [k, m] -> [n, m]``; a 1-D first operand is a row vector and a 1-D second one a column
+    vector, whose added dimension is removed again (1-D @ 1-D is a 0-d dot product); operands with more
+    dimensions are stacks of matrices whose batch dimensions broadcast (``[2, 1, n, k] @ [3, k, m] ->
+    [2, 3, n, m]``). 0-d operands are an error. Empty contracted dimensions give zeros.
+    """
+    return matmul_shape("matmul", self._shape, other._shape), _matmul_dtype("matmul", self, other)
+
+
+@matmul.impl("cpu")
+def _matmul_cpu(self: CPUTensor, other: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+    np.matmul(self.array, other.array, out=out.array)
+
+
+@matmul.impl("cuda")
+def _matmul_cuda(self: CUDATensor, other: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
+    _cuda_matmul_into(self.array, other.array, out.array)
+
+
+# --- mm, bmm --------------------------------------------------------------------------------------------------
+
+
+@structured_op(inplace=False)
+def mm(self: Tensor, mat2: Tensor) -> TensorSpec:
+    """Matrix product of two 2-D tensors, ``[n, k] @ [k, m] -> [n, m]`` (``torch.mm``; values as
+    ``np.matmul``). No broadcasting: other ranks are an error (use ``matmul``).
+    """
+    a, b = self._shape, mat2._shape
+    if len(a) != 2 or len(b) != 2:
+        raise ShapeError(
+            f"mm: both arguments must be 2-D matrices, but 'self' has shape {_fmt(a)} and 'mat2' has shape {_fmt(b)}"
+        )
+    if a[1] != b[0]:
+        raise ShapeError(
+            f"mm: shapes {_fmt(a)} ('self') and {_fmt(b)} ('mat2') cannot be multiplied ({a[0]}x{a[1]} and "
+            f"{b[0]}x{b[1]}: {a[1]} != {b[0]})"
+        )
+    return (a[0], b[1]), _matmul_dtype("mm", self, mat2)
+
+
+@mm.impl("cpu")
+def _mm_cpu(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+    np.matmul(self.array, mat2.array, out=out.array)
+
+
+@mm.impl("cuda")
+def _mm_cuda(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
+    _cuda_matmul_into(self.array, mat2.array, out.array)
+
+
+@structured_op(inplace=False)
+def bmm(self: Tensor, mat2: Tensor) -> TensorSpec:
+    """Batched matrix product of two 3-D tensors with equal batch sizes, ``[b, n, k] @ [b, k, m] -> [b, n, m]``
+    (``torch.bmm``; values as ``np.matmul``). No broadcasting: other ranks or batch sizes are an error.
+    """
+    a, b = self._shape, mat2._shape
+    if len(a) != 3 or len(b) != 3:
+        raise ShapeError(
+            f"bmm: both arguments must be 3-D, but 'self' has shape {_fmt(a)} and 'mat2' has shape {_fmt(b)}"
+        )
+    if a[0] != b[0]:
+        raise ShapeError(
+            f"bmm: expected 'self' and 'mat2' to have the same batch size, but got shapes {_fmt(a)} and {_fmt(b)}"
+        )
+    if a[2] != b[1]:
+        raise ShapeError(
+            f"bmm: shapes {_fmt(a)} ('self') and {_fmt(b)} ('mat2') cannot be multiplied: the contracted "
+            f"dimensions differ ({a[2]} != {b[1]})"
+        )
+    return (a[0], a[1], b[2]), _matmul_dtype("bmm", self, mat2)
+
+
+@bmm.impl("cpu")
+def _bmm_cpu(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+    np.matmul(self.array, mat2.array, out=out.array)
+
+
+@bmm.impl("cuda")
+def _bmm_cuda(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
+    _cuda_matmul_into(self.array, mat2.array, out.array)
+
+
+# --- dot, outer -----------------------------------------------------------------------------------------------
+
+
+@structured_op(inplace=False)
+def dot(self: Tensor, other: Tensor) -> TensorSpec:
+    """Inner product of two 1-D tensors of equal length, a 0-d tensor (``torch.dot``; values as
+    ``np.matmul`` of two vectors; empty vectors give 0). Other ranks or lengths are an error.
+    """
+    a, b = self._shape, other._shape
+    if len(a) != 1 or len(b) != 1:
+        raise ShapeError(f"dot: 1-D tensors expected, but 'self' has shape {_fmt(a)} and 'other' has shape {_fmt(b)}")
+    if a != b:
+        raise ShapeError(
+            f"dot: inconsistent tensor sizes: 'self' of shape {_fmt(a)} and 'other' of shape {_fmt(b)} must have "
+            "the same number of elements"
+        )
+    return (), _matmul_dtype("dot", self, other)
+
+
+@dot.impl("cpu")
+def _dot_cpu(self: CPUTensor, other: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+    np.matmul(self.array, other.array, out=out.array)
+
+
+@dot.impl("cuda")
+def _dot_cuda(self: CUDATensor, other: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
+    _cuda_matmul_into(self.array, other.array, out.array)
+
+
+@structured_op(inplace=False)
+def outer(self: Tensor, vec2: Tensor) -> TensorSpec:
+    """Outer product of two 1-D tensors, ``[n] x [m] -> [n, m]`` with ``result[i, j] = self[i] * vec2[j]``
+    (``torch.outer``, ``np.outer``). Result dtype: NumPy's for ``np.multiply`` of the two dtypes.
+    """
+    a, b = self._shape, vec2._shape
+    if len(a) != 1 or len(b) != 1:
+        raise ShapeError(f"outer: 1-D tensors expected, but 'self' has shape {_fmt(a)} and 'vec2' has shape {_fmt(b)}")
+    return (a[0], b[0]), ufunc_result_dtype("outer", np.multiply, self._dtype, vec2._dtype)
+
+
+@outer.impl("cpu")
+def _outer_cpu(self: CPUTensor, vec2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+    np.multiply(self.array[:, None], vec2.array[None, :], out=out.array)
+
+
+@outer.impl("cuda")
+def _outer_cuda(self: CUDATensor, vec2: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
+    cupy_module().multiply(self.array[:, None], vec2.array[None, :], out=out.array)
+
+
+# --- addmm ----------------------------------------------------------------------------------------------------
+
+
+def _check_coefficient(name: str, value: Scalar, dtype: DType) -> None:
+    """PyTorch's rule for ``alpha``/``beta``: bool for bool results, no float for integral ones, no complex for
+    real ones; a Python int must fit an integral result dtype (NumPy 2 would raise OverflowError mid-call)."""
+    kind = dtype.kind
+    if kind == "b" and type(value) is not bool:
+        raise ArgumentTypeError(f"addmm: for boolean inputs, argument '{name}' must be a bool, got {value!r}")
+    if kind in "iu" and type(value) not in (bool, int):
+        raise ArgumentTypeError(
+            f"addmm: for integral inputs, argument '{name}' must not be a floating point number, got {value!r}"
+        )
+    if kind != "c" and type(value) is complex:
+        raise ArgumentTypeError(f"addmm: for non-complex inputs, argument '{name}' must not be complex, got {value!r}")
+    if kind in "iu" and type(value) is int:
+        info = np.iinfo(dtype)
+        if not int(info.min) <= value <= int(info.max):
+            raise ScalarOverflowError(
+                f"addmm: Python integer {value} (argument '{name}') is out of bounds for {dtype.name} "
+                f"[{info.min}, {info.max}]"
+            )
+
+
+@structured_op(elementwise=True)
+def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> TensorSpec:
+    """``beta * self + alpha * (mat1 @ mat2)`` for 2-D ``mat1 [n, k]`` and ``mat2 [k, m]``, with ``self``
+    broadcasting to ``[n, m]`` (``torch.addmm``). With ``beta == 0``, ``self``'s values are ignored: nan and inf
+    in it do not propagate (its shape must still broadcast).
+
+    Result dtype: NumPy's promotion of the three dtypes; all operands are converted to it before the product.
+    ``alpha`` and ``beta`` follow PyTorch's rule (bool for bool results, no float for integral ones, no complex
+    for real ones; ArgumentTypeError otherwise, ScalarOverflowError for a Python int the integral dtype cannot
+    hold). Variants: functional, out (``out`` may be exactly ``self``) and inplace ``addmm_`` / ``t.addmm_``
+    (``self`` must have the shape ``[n, m]``: an inplace op never broadcasts ``self``).
+
+    Raises:
+        ShapeError (ValueError): ``mat1``/``mat2`` not 2-D, contracted dimensions that differ, or a ``self``
+            that does not broadcast to ``[n, m]``; the message names the operand shapes.
+    """
+    a, b, s = mat1._shape, mat2._shape, self._shape
+    if len(a) != 2 or len(b) != 2:
+        raise ShapeError(
+            f"addmm: 'mat1' and 'mat2' must be 2-D matrices, but 'mat1' has shape {_fmt(a)} and 'mat2' has shape "
+            f"{_fmt(b)}"
+        )
+    if a[1] != b[0]:
+        raise ShapeError(
+            f"addmm: shapes {_fmt(a)} ('mat1') and {_fmt(b)} ('mat2') cannot be multiplied ({a[0]}x{a[1]} and "
+            f"{b[0]}x{b[1]}: {a[1]} != {b[0]})"
+        )
+    shape = (a[0], b[1])
+    if s != shape:
+        try:
+            ok = broadcast_shapes("addmm", s, shape) == shape
+        except ShapeError:
+            ok = False
+        if not ok:
+            raise ShapeError(
+                f"addmm: argument 'self' of shape {_fmt(s)} cannot be broadcast to the shape {_fmt(shape)} of "
+                f"mat1 {_fmt(a)} @ mat2 {_fmt(b)}"
+            )
+    dtype = result_type(self._dtype, _matmul_dtype("addmm", mat1, mat2))
+    if beta != 1 or type(beta) is not int:
+        _check_coefficient("beta", beta, dtype)
+    if alpha != 1 or type(alpha) is not int:
+        _check_coefficient("alpha", alpha, dtype)
+    return shape, dtype
+
+
+def _addmm_body(xp: Any, s: Any, m1: Any, m2: Any, beta: Scalar, alpha: Scalar, out: Any, matmul: Any) -> None:
+    # Everything is computed into ``prod`` before the one write to ``out``, so out may be self (addmm_).
+    dtype = np.result_type(s.dtype, m1.dtype, m2.dtype)
+    prod = matmul(xp, m1.astype(dtype, copy=False), m2.astype(dtype, copy=False))
+    if alpha != 1:
+        xp.multiply(prod, alpha, out=prod)
+    if beta != 0:
+        term = s.astype(dtype, copy=False)
+        if beta != 1:
+            term = xp.multiply(term, beta)
+        xp.add(prod, term, out=prod)
+    xp.copyto(out, prod, casting="same_kind")
+
+
+def _np_matmul(xp: Any, a: Any, b: Any) -> Any:
+    return np.matmul(a, b)
+
+
+@addmm.impl("cpu")
+def _addmm_cpu(
+    self: CPUTensor,
+    mat1: CPUTensor,
+    mat2: CPUTensor,
+    *,
+    beta: Scalar,
+    alpha: Scalar,
+    out: ConstOut[CPUTensor],
+) -> None:
+    _addmm_body(np, self.array, mat1.array, mat2.array, beta, alpha, out.array, _np_matmul)
+
+
+@addmm.impl("cuda")
+def _addmm_cuda(
+    self: CUDATensor,
+    mat1: CUDATensor,
+    mat2: CUDATensor,
+    *,
+    beta: Scalar,
+    alpha: Scalar,
+    out: ConstOut[CUDATensor],
+) -> None:
+    _addmm_body(cupy_module(), self.array, mat1.array, mat2.array, beta, alpha, out.array, _cuda_matmul)
+
+
+for _op in (matmul, mm, bmm, dot, outer):
+    _op.functional.__doc__ = (_op.meta.__doc__ or "") + _SHAPES_DOC

@@ -1,5 +1,446 @@
-"""Placeholder: the nn op family is being written (issue 3)."""
+"""NN-style ops: softmax, log_softmax, relu, one_hot, cross_entropy and upsample_nearest1d.
+
+Each op is one structured op (meta function + CPU impl in NumPy + CUDA impl in CuPy). Semantics follow PyTorch
+(``torch.nn.functional``); values are checked against NumPy references. ``upsample_nearest1d`` is the RFC's own
+example of a structured kernel, and shows a meta function that does real work: it validates the arguments and
+derives the output length from ``output_size`` or ``scale_factor`` before any data is touched.
+
+Ops that need floating-point arithmetic (softmax, log_softmax, cross_entropy) keep a floating input's dtype
+(float16 is computed in float32, then rounded), and compute bool and integer inputs in float64 (NumPy's
+``mean`` rule); complex inputs are refused.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import functools
+import math
+from typing import Any, Final
+
+import numpy as np
+
+from devtensor import dtypes
+from devtensor.backends import cupy_module
+from devtensor.dtypes import DType
+from devtensor.errors import ArgumentTypeError, ShapeError
+from devtensor.kernels.reductions import logsumexp_body
+from devtensor.structured import TensorSpec, structured_op
+from devtensor.tensor import Tensor, _normalize_dim
+from devtensor.typed import ConstOut, CPUTensor, CUDATensor
+
+__all__ = [
+    "cross_entropy",
+    "log_softmax",
+    "one_hot",
+    "relu",
+    "softmax",
+    "upsample_nearest1d",
+]
+
+_INT64: Final = dtypes.int64
+_FLOAT16: Final = dtypes.float16
+_FLOAT32: Final = dtypes.float32
+_FLOAT64: Final = dtypes.float64
+
+
+def _float_result(op: str, arg: str, dtype: DType) -> DType:
+    """Floats keep their dtype; bool and integers give float64 (NumPy's ``mean`` rule); complex is refused."""
+    if dtype.kind == "f":
+        return dtype
+    if dtype.kind in "biu":
+        return _FLOAT64
+    raise ArgumentTypeError(f"{op}: argument '{arg}' must be a real tensor, got dtype {dtype.name}")
+
+
+def _compute_dtype(dtype: DType) -> DType:
+    return _FLOAT32 if dtype == _FLOAT16 else dtype
+
+
+def _check_int(op: str, arg: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentTypeError(f"{op}: argument '{arg}' must be an int, got {type(value).__name__} {value!r}")
+    return value
+
+
+# --- softmax, log_softmax --------------------------------------------------------------------------------
+
+_SOFTMAX_COMMON = """
+    Shapes: the result has ``self``'s shape; ``dim`` (an int, negative counts from the end; 0 or -1 for a 0-d
+    tensor) is the dimension whose slices are normalized.
+    Dtypes: floats keep theirs (float16 is computed in float32); bool and integers give float64.
+    Devices: cpu (NumPy), cuda (CuPy); meta tensors give the shape and dtype only.
+    Variants: functional ``{name}(t, dim)`` / ``t.{name}(dim)`` and out ``{name}(t, dim, out=o)`` (PyTorch's
+        out rules); no inplace variant.
+
+    Raises:
+        ArgumentTypeError (TypeError): ``dim`` not an int; a complex input.
+        IndexError: ``dim`` out of range.
+        CastingError (TypeError): the result dtype does not cast (same_kind) to ``out.dtype``.
+        DeviceMismatchError, MemoryOverlapError (ValueError): ``out`` on another device or overlapping ``self``.
+"""
+
+
+def _softmax_meta(op: str, self: Tensor, dim: object) -> TensorSpec:
+    _normalize_dim(op, dim, self.ndim)  # type: ignore[arg-type]  # it checks the type itself
+    return (self.shape, _float_result(op, "self", self.dtype))
+
+
+def _softmax_body(xp: Any, op: str, a: Any, dim: int, log: bool, out: Any) -> None:
+    compute = _compute_dtype(_float_result(op, "self", a.dtype))
+    x = a.astype(compute, copy=False)
+    if x.size == 0:
+        return
+    if x.ndim == 0:
+        # A 0-d tensor is one slice of one element; arithmetic on 0-d arrays gives scalars, so work in 1-d.
+        x, out, axis = x.reshape(1), out.reshape(1), None
+    else:
+        axis = _normalize_dim(op, dim, x.ndim)
+    m = xp.amax(x, axis=axis, keepdims=True)
+    # A slice whose maximum is +-inf: shifting by it would turn inf - inf into nan for every element.
+    m = xp.where(xp.isfinite(m), m, 0)
+    work = out if out.dtype == compute else xp.empty(x.shape, compute)
+    xp.subtract(x, m, out=work)
+    if log:
+        s = xp.sum(xp.exp(work), axis=axis, keepdims=True)
+        xp.log(s, out=s)
+        xp.subtract(work, s, out=work)
+    else:
+        xp.exp(work, out=work)
+        s = xp.sum(work, axis=axis, keepdims=True)
+        xp.divide(work, s, out=work)
+    if work is not out:
+        xp.copyto(out, work, casting="same_kind")
+
+
+@structured_op(inplace=False)
+def softmax(self: Tensor, dim: int) -> TensorSpec:
+    """``exp(self) / sum(exp(self))`` along ``dim`` (``torch.softmax`` / ``torch.nn.functional.softmax``),
+    computed stably: each slice's maximum is subtracted first, so huge logits (1e30) give exact results
+    instead of inf/inf. A slice of only ``-inf`` gives nan, as PyTorch.
+    """
+    return _softmax_meta("softmax", self, dim)
+
+
+@softmax.impl("cpu")
+def _softmax_cpu(self: CPUTensor, dim: int, *, out: ConstOut[CPUTensor]) -> None:
+    with np.errstate(invalid="ignore", over="ignore"):
+        _softmax_body(np, "softmax", self.array, dim, False, out.array)
+
+
+@softmax.impl("cuda")
+def _softmax_cuda(self: CUDATensor, dim: int, *, out: ConstOut[CUDATensor]) -> None:
+    _softmax_body(cupy_module(), "softmax", self.array, dim, False, out.array)
+
+
+@structured_op(inplace=False)
+def log_softmax(self: Tensor, dim: int) -> TensorSpec:
+    """``self - logsumexp(self)`` along ``dim`` (``torch.log_softmax`` / ``torch.nn.functional.log_softmax``),
+    computed stably: ``(x - m) - log(sum(exp(x - m)))`` with ``m`` each slice's maximum, so huge logits stay
+    finite and very negative log-probabilities do not underflow to ``-inf`` as ``log(softmax(x))`` would.
+    A slice of only ``-inf`` gives nan, as PyTorch.
+    """
+    return _softmax_meta("log_softmax", self, dim)
+
+
+@log_softmax.impl("cpu")
+def _log_softmax_cpu(self: CPUTensor, dim: int, *, out: ConstOut[CPUTensor]) -> None:
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        _softmax_body(np, "log_softmax", self.array, dim, True, out.array)
+
+
+@log_softmax.impl("cuda")
+def _log_softmax_cuda(self: CUDATensor, dim: int, *, out: ConstOut[CUDATensor]) -> None:
+    _softmax_body(cupy_module(), "log_softmax", self.array, dim, True, out.array)
+
+
+# --- relu ------------------------------------------------------------------------------------------------
+
+
+@structured_op(elementwise=True)
+def relu(self: Tensor) -> TensorSpec:
+    """``max(self, 0)``, elementwise (``torch.relu``; values as ``np.maximum(self, 0)``: NaN propagates).
+
+    Shapes: the result has ``self``'s shape. Dtypes: integers and floats keep theirs; bool and complex are
+    refused (ArgumentTypeError, as PyTorch). Devices: cpu (NumPy), cuda (CuPy), meta (shape and dtype only).
+    Variants: functional ``relu(t)`` / ``t.relu()``, out ``relu(t, out=o)`` (may be ``t`` itself) and inplace
+    ``relu_(t)`` / ``t.relu_()``, with PyTorch's out and inplace rules.
+
+    Raises:
+        ArgumentTypeError (TypeError): a bool or complex input.
+        CastingError (TypeError): the result dtype does not cast (same_kind) to ``out.dtype``.
+        DeviceMismatchError, MemoryOverlapError, ReadOnlyError (ValueError): as for every elementwise op.
+    """
+    if self.dtype.kind not in "iuf":
+        raise ArgumentTypeError(f"relu: argument 'self' must be an integer or floating tensor, got {self.dtype.name}")
+    return (self.shape, self.dtype)
+
+
+@relu.impl("cpu")
+def _relu_cpu(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+    np.maximum(self.array, 0, out=out.array)
+
+
+@relu.impl("cuda")
+def _relu_cuda(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
+    cupy_module().maximum(self.array, 0, out=out.array)
+
+
+# --- one_hot ---------------------------------------------------------------------------------------------
+
+
+@structured_op(inplace=False, method=False)
+def one_hot(self: Tensor, num_classes: int = -1) -> TensorSpec:
+    """One-hot encoding of class indices (``torch.nn.functional.one_hot``): ``result[..., k]`` is 1 where
+    ``self[...] == k``, else 0.
+
+    Shapes: ``self`` of any shape ``S`` (an integer tensor of class indices) gives ``[*S, num_classes]``.
+    Dtypes: any integer input (not bool); the result is int64, as PyTorch's.
+    Devices: cpu (NumPy), cuda (CuPy); meta tensors give the shape and dtype only.
+    ``num_classes`` must be given (>= 0). PyTorch's default ``-1`` infers it as ``self.max() + 1``, which
+    reads the data; a meta function sees only shapes and dtypes, so here ``-1`` is a ValueError that asks for
+    ``num_classes`` (pass ``int(t.amax()) + 1`` to get PyTorch's inference).
+    Variants: functional and out (``one_hot(t, n, out=o)``); no inplace variant, no Tensor method (as PyTorch).
+
+    Raises:
+        ArgumentTypeError (TypeError): a non-integer ``self``; ``num_classes`` not an int.
+        ValueError: ``num_classes`` is -1 (needs the data) or below -1.
+        IndexError: an index of ``self`` outside ``[0, num_classes)`` (raised by the impl before any write).
+        CastingError (TypeError), DeviceMismatchError, MemoryOverlapError (ValueError): the out rules.
+    """
+    if self.dtype.kind not in "iu":
+        raise ArgumentTypeError(
+            f"one_hot: argument 'self' must be an integer tensor of class indices, got dtype {self.dtype.name}"
+        )
+    n = _check_int("one_hot", "num_classes", num_classes)
+    if n == -1:
+        raise ValueError(
+            "one_hot: num_classes=-1 (infer it as self.max() + 1, as PyTorch does) needs the tensor's data, which "
+            "a meta function cannot read; pass num_classes explicitly, e.g. one_hot(t, int(t.amax()) + 1)"
+        )
+    if n < 0:
+        raise ValueError(f"one_hot: argument 'num_classes' must be >= 0, got {n}")
+    return ((*self.shape, n), _INT64)
+
+
+def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
+    """IndexError when an element of the integer array ``idx`` is outside ``[0, n)`` (one device sync)."""
+    if idx.size == 0:
+        return
+    lo, hi = int(xp.amin(idx)), int(xp.amax(idx))
+    if lo < 0 or hi >= n:
+        bad = lo if lo < 0 else hi
+        raise IndexError(f"{op}: class index {bad} in argument '{arg}' is out of bounds for {n} classes [0, {n})")
+
+
+def _one_hot_body(xp: Any, idx: Any, n: int, out: Any) -> None:
+    _check_classes(xp, "one_hot", "self", idx, n)
+    if out.size == 0:
+        return
+    # Indices are in [0, n) now, so int64 holds them whatever their dtype (uint64 included).
+    xp.equal(idx.astype(_INT64, copy=False)[..., None], xp.arange(n, dtype=_INT64), out=out)
+
+
+@one_hot.impl("cpu")
+def _one_hot_cpu(self: CPUTensor, num_classes: int, *, out: ConstOut[CPUTensor]) -> None:
+    _one_hot_body(np, self.array, num_classes, out.array)
+
+
+@one_hot.impl("cuda")
+def _one_hot_cuda(self: CUDATensor, num_classes: int, *, out: ConstOut[CUDATensor]) -> None:
+    _one_hot_body(cupy_module(), self.array, num_classes, out.array)
+
+
+# --- cross_entropy ---------------------------------------------------------------------------------------
+
+
+@structured_op(inplace=False, method=False)
+def cross_entropy(input: Tensor, target: Tensor) -> TensorSpec:
+    """Mean cross-entropy loss of logits and class indices (``torch.nn.functional.cross_entropy`` with
+    ``reduction='mean'``, no weights, no ignore_index, no label smoothing):
+    ``mean_i(logsumexp(input[i, :]) - input[i, target[i]])``, computed stably (log-softmax with the row maximum
+    subtracted, so huge logits do not overflow).
+
+    Shapes: ``input`` ``[N, C]`` (logits: N samples, C classes), ``target`` ``[N]``; the result is 0-d.
+    Dtypes: ``input`` floating keeps its dtype (float16 computed in float32); bool/integer logits give float64;
+    ``target`` any integer dtype (PyTorch wants int64; any integer is accepted). With N = 0 the loss is nan (the
+    mean of nothing, as PyTorch), with NumPy's RuntimeWarning on the CPU.
+    Devices: cpu (NumPy), cuda (CuPy), both tensors on one device; meta tensors give shape and dtype only.
+    Variants: functional and out (``cross_entropy(x, t, out=o)``, ``o`` 0-d or resized); no inplace variant.
+
+    Raises:
+        ShapeError (ValueError): ``input`` not 2-d, or ``target`` not ``[N]``; names both shapes.
+        ArgumentTypeError (TypeError): ``target`` not an integer tensor; complex ``input``.
+        IndexError: a target class outside ``[0, C)`` (raised by the impl before any write, as PyTorch).
+        CastingError (TypeError), DeviceMismatchError, MemoryOverlapError (ValueError): the out rules.
+    """
+    if input.ndim != 2:
+        raise ShapeError(
+            f"cross_entropy: argument 'input' must be 2-d logits [N, C], got shape {list(input.shape)} "
+            f"(target shape {list(target.shape)})"
+        )
+    if target.shape != input.shape[:1]:
+        raise ShapeError(
+            f"cross_entropy: argument 'target' must have shape [N] = {list(input.shape[:1])} for input of shape "
+            f"{list(input.shape)}, got {list(target.shape)}"
+        )
+    if target.dtype.kind not in "iu":
+        raise ArgumentTypeError(
+            "cross_entropy: argument 'target' must be an integer tensor of class indices, "
+            f"got dtype {target.dtype.name}"
+        )
+    return ((), _float_result("cross_entropy", "input", input.dtype))
+
+
+def _cross_entropy_body(xp: Any, x: Any, t: Any, out: Any) -> None:
+    n, c = x.shape
+    _check_classes(xp, "cross_entropy", "target", t, c)
+    compute = _compute_dtype(_float_result("cross_entropy", "input", x.dtype))
+    x = x.astype(compute, copy=False)
+    if n == 0:
+        # The mean over no samples: nan, with NumPy's "Mean of empty slice" warning on the CPU.
+        xp.copyto(out, xp.mean(xp.empty((0,), compute)), casting="same_kind")
+        return
+    lse = xp.empty((n,), compute)
+    logsumexp_body(xp, x, 1, lse)
+    picked = xp.take_along_axis(x, t.astype(_INT64, copy=False)[:, None], axis=1)[:, 0]
+    xp.subtract(lse, picked, out=lse)
+    xp.copyto(out, xp.mean(lse), casting="same_kind")
+
+
+@cross_entropy.impl("cpu")
+def _cross_entropy_cpu(input: CPUTensor, target: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        _cross_entropy_body(np, input.array, target.array, out.array)
+
+
+@cross_entropy.impl("cuda")
+def _cross_entropy_cuda(input: CUDATensor, target: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
+    _cross_entropy_body(cupy_module(), input.array, target.array, out.array)
+
+
+# --- upsample_nearest1d ----------------------------------------------------------------------------------
+
+
+def _upsample_length(length: int, output_size: object, scale_factor: object) -> int:
+    """``L_out`` from exactly one of ``output_size`` and ``scale_factor`` (see :func:`upsample_nearest1d`)."""
+    op = "upsample_nearest1d"
+    if (output_size is None) == (scale_factor is None):
+        given = "both" if output_size is not None else "neither"
+        raise ValueError(f"{op}: exactly one of 'output_size' and 'scale_factor' must be given, got {given}")
+    if output_size is not None:
+        out_len = _check_int(op, "output_size", output_size)
+        if out_len <= 0:
+            raise ValueError(f"{op}: argument 'output_size' must be > 0, got {out_len}")
+        return out_len
+    if isinstance(scale_factor, bool) or not isinstance(scale_factor, (int, float)):
+        raise ArgumentTypeError(
+            f"{op}: argument 'scale_factor' must be a float, got {type(scale_factor).__name__} {scale_factor!r}"
+        )
+    if not math.isfinite(scale_factor) or scale_factor <= 0:
+        raise ValueError(f"{op}: argument 'scale_factor' must be finite and > 0, got {scale_factor!r}")
+    out_len = math.floor(length * scale_factor)
+    if out_len <= 0:
+        raise ValueError(
+            f"{op}: scale_factor={scale_factor!r} on an input of length {length} gives an output length of "
+            f"floor({length} * {scale_factor!r}) = {out_len}; it must be > 0"
+        )
+    return out_len
+
+
+@functools.lru_cache(maxsize=256)
+def _nearest_indices(length: int, out_len: int, scale_factor: float | None) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """The source index of every output position (read-only, cached)."""
+    dst = np.arange(out_len, dtype=np.int64)
+    if scale_factor is None:
+        src = dst * length // out_len  # exact integer floor(dst * L / L_out)
+    else:
+        src = np.minimum(np.floor(dst / float(scale_factor)).astype(np.int64), length - 1)
+    src.flags.writeable = False
+    return src
+
+
+@structured_op(inplace=False, method=False)
+def upsample_nearest1d(self: Tensor, output_size: int | None = None, scale_factor: float | None = None) -> TensorSpec:
+    """Nearest-neighbour upsampling (or downsampling) of the last dimension of a batch of 1-d signals
+    (``torch.nn.functional.interpolate(mode='nearest')`` / ``aten::upsample_nearest1d``, PyTorch's legacy
+    ``nearest`` rule, not ``nearest-exact``).
+
+    This is the example op of PyTorch's structured-kernels RFC, and its meta function is where the work of
+    a structured op lives: it checks every argument and computes the result's shape and dtype from metadata
+    alone, so the impls only fill ``out`` and meta tensors get exact shapes with no data.
+
+    Arguments (exactly one of ``output_size`` and ``scale_factor``):
+        self: ``[N, C, L]`` (batch, channels, length), any dtype; ``L`` must be > 0. ``N`` or ``C`` may be 0
+            (an empty result).
+        output_size: the output length ``L_out`` (an int > 0).
+        scale_factor: a positive finite number; ``L_out = floor(L * scale_factor)``, which must be > 0.
+    Semantics (for every ``n``, ``c`` and output position ``j`` in ``[0, L_out)``):
+        ``result[n, c, j] = self[n, c, src(j)]`` with
+        ``src(j) = floor(j * L / L_out)`` when ``output_size`` is given (computed exactly in integers), or
+        ``src(j) = min(floor(j / scale_factor), L - 1)`` when ``scale_factor`` is given (PyTorch uses the scale
+        itself, not ``L / L_out``, when one is given, so e.g. ``L = 3, scale_factor = 1.5`` gives
+        ``L_out = 4`` and sources ``[0, 0, 1, 2]``). PyTorch evaluates these in float32, so for lengths beyond
+        about 2**24 an index may differ by one from PyTorch's.
+    Shapes: ``[N, C, L]`` -> ``[N, C, L_out]``. Dtypes: the input's (values are copied, never computed).
+    Devices: cpu (NumPy), cuda (CuPy); meta tensors give the shape and dtype only.
+    Variants: functional and out (``upsample_nearest1d(t, 8, out=o)``); no inplace variant (the shape changes).
+
+    Raises:
+        ShapeError (ValueError): ``self`` is not 3-d, or ``L`` is 0.
+        ValueError: neither or both of ``output_size``/``scale_factor``; ``output_size <= 0``; a
+            ``scale_factor`` that is not finite and positive, or gives ``L_out = 0``.
+        ArgumentTypeError (TypeError): ``output_size`` not an int, ``scale_factor`` not a number.
+        CastingError (TypeError), DeviceMismatchError, MemoryOverlapError (ValueError): the out rules.
+    """
+    shape = self.shape
+    if len(shape) != 3:
+        raise ShapeError(
+            f"upsample_nearest1d: argument 'self' must be 3-d [N, C, L] (batch, channels, length), got shape "
+            f"{list(shape)}"
+        )
+    n, c, length = shape
+    if length == 0:
+        raise ShapeError(
+            f"upsample_nearest1d: argument 'self' must have a length L > 0 to sample from, got shape {list(shape)}"
+        )
+    return ((n, c, _upsample_length(length, output_size, scale_factor)), self.dtype)
+
+
+def _upsample_body(xp: Any, a: Any, output_size: int | None, scale_factor: float | None, out: Any) -> None:
+    length = a.shape[2]
+    out_len = out.shape[2]
+    if out.size == 0:
+        return
+    src = _nearest_indices(length, out_len, None if output_size is not None else scale_factor)
+    if xp is not np:
+        src = xp.asarray(src)
+    if out.dtype == a.dtype:
+        xp.take(a, src, axis=2, out=out)
+    else:
+        xp.copyto(out, xp.take(a, src, axis=2), casting="same_kind")
+
+
+@upsample_nearest1d.impl("cpu")
+def _upsample_nearest1d_cpu(
+    self: CPUTensor,
+    output_size: int | None,
+    scale_factor: float | None,
+    *,
+    out: ConstOut[CPUTensor],
+) -> None:
+    _upsample_body(np, self.array, output_size, scale_factor, out.array)
+
+
+@upsample_nearest1d.impl("cuda")
+def _upsample_nearest1d_cuda(
+    self: CUDATensor,
+    output_size: int | None,
+    scale_factor: float | None,
+    *,
+    out: ConstOut[CUDATensor],
+) -> None:
+    _upsample_body(cupy_module(), self.array, output_size, scale_factor, out.array)
+
+
+for _op in (softmax, log_softmax):
+    _text = (_op.meta.__doc__ or "").rstrip() + "\n" + _SOFTMAX_COMMON.format(name=_op.name)
+    _op.meta.__doc__ = _op.doc = _op.functional.__doc__ = _text

@@ -1,5 +1,783 @@
-"""Placeholder: the shape op family is being written (issue 3)."""
+"""The shape and view family: reshape, view, transpose, permute, flatten, squeeze, unsqueeze, expand,
+broadcast_to, contiguous, split, chunk (view ops), and clone, flip, cat, stack (structured ops).
+
+Semantics follow PyTorch's ops of the same names (NumPy's where PyTorch defers to it, e.g. dtype promotion in
+``cat``/``stack``).
+
+**View ops** (:mod:`devtensor.views`) return tensors sharing memory, storage and version counter with their base:
+a write through the view bumps the base's version and the other way round. They have a functional variant and a
+Tensor method, no out and no inplace variant. Some produce new data where a view cannot express the result:
+
+* always views: ``view`` (an error when impossible), ``transpose``, ``permute``, ``squeeze``, ``unsqueeze``,
+  ``expand``, ``broadcast_to``, ``split``, ``chunk``;
+* views when possible, else a copy with a new storage (version 0): ``reshape`` and ``flatten`` (a view exactly
+  when PyTorch's ``view`` would succeed), ``contiguous`` (a view, of the same memory, when the tensor is
+  C-contiguous already).
+
+**Copy ops** are structured ops (:mod:`devtensor.structured`) with functional and out variants: ``clone``,
+``flip``, ``cat``, ``stack``. Their results always have a new storage.
+
+Dims may be negative (counting from the end); a 0-d tensor accepts the dims 0 and -1 where PyTorch's does.
+Errors: IndexError for dims out of range, :class:`~devtensor.errors.ShapeError` (a ValueError) for shapes that
+do not fit, :class:`~devtensor.errors.ViewError` (a ShapeError and a RuntimeError) for an impossible view,
+ArgumentTypeError (a TypeError) for arguments of the wrong type; each names the op, the argument and the value.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+import operator
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from devtensor.backends import cupy_module
+from devtensor.dtypes import result_type
+from devtensor.errors import ArgumentTypeError, ShapeError, ViewError
+from devtensor.structured import TensorSpec, structured_op
+from devtensor.tensor import Tensor
+from devtensor.typed import ConstOut, CPUTensor, CUDATensor
+from devtensor.views import ViewSpec, view_op
+
+__all__ = [
+    "broadcast_to",
+    "cat",
+    "chunk",
+    "clone",
+    "contiguous",
+    "expand",
+    "flatten",
+    "flip",
+    "permute",
+    "reshape",
+    "split",
+    "squeeze",
+    "stack",
+    "transpose",
+    "unsqueeze",
+    "view",
+]
+
+
+# --- argument helpers ---------------------------------------------------------------------------------------
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _int(op: str, arg: str, value: object) -> int:
+    if type(value) is int:
+        return value
+    if isinstance(value, bool):
+        raise ArgumentTypeError(f"{op}: argument '{arg}' must be an int, got bool {value!r}")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise ArgumentTypeError(
+            f"{op}: argument '{arg}' must be an int, got {type(value).__name__} {_short(value)}"
+        ) from None
+
+
+def _ints(op: str, arg: str, value: object, *, allow_int: bool = False) -> tuple[int, ...]:
+    """``value`` as a tuple of ints: a list or tuple of ints (a single int too when ``allow_int``)."""
+    if type(value) is tuple:
+        for item in value:
+            if type(item) is not int:
+                break
+        else:
+            return value
+    if allow_int and not isinstance(value, bool):
+        try:
+            return (operator.index(value),)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        expected = "an int or a sequence of ints" if allow_int else "a sequence of ints"
+        raise ArgumentTypeError(
+            f"{op}: argument '{arg}' must be {expected}, got {type(value).__name__} {_short(value)}"
+        )
+    result: list[int] = []
+    for item in value:
+        if isinstance(item, bool):
+            raise ArgumentTypeError(f"{op}: argument '{arg}' must contain ints, got {_short(value)}")
+        try:
+            result.append(operator.index(item))
+        except TypeError:
+            raise ArgumentTypeError(f"{op}: argument '{arg}' must contain ints, got {_short(value)}") from None
+    return tuple(result)
+
+
+def _dim(op: str, arg: str, dim: object, ndim: int) -> int:
+    """``dim`` normalized into ``range(ndim)``; a 0-d tensor takes 0 and -1 (as PyTorch's ``maybe_wrap_dim``)."""
+    d = _int(op, arg, dim)
+    n = max(ndim, 1)
+    if not -n <= d < n:
+        raise IndexError(
+            f"{op}: argument '{arg}' is out of range: dimension {d} of a tensor with {ndim} dimension(s) "
+            f"(expected to be in range of [{-n}, {n - 1}])"
+        )
+    return d + n if d < 0 else d
+
+
+def _dims(op: str, arg: str, dims: object, ndim: int, *, allow_int: bool = True) -> tuple[int, ...]:
+    """Distinct normalized dims (an int or a sequence of ints). Duplicates are an error."""
+    raw = _ints(op, arg, dims, allow_int=allow_int)
+    result = tuple(_dim(op, arg, d, ndim) for d in raw)
+    if len(set(result)) != len(result):
+        for i, d in enumerate(result):
+            if d in result[:i]:
+                raise ValueError(f"{op}: dim {d} appears multiple times in the list of dims (argument '{arg}' = {raw})")
+    return result
+
+
+def _fmt(shape: Sequence[int]) -> str:
+    return str(list(shape))
+
+
+# (requested sizes, tensor shape) -> result shape, for calls that succeeded (errors are recomputed).
+_infer_cache: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
+_MAX_CACHE = 4096
+
+
+def _infer_size(op: str, arg: str, shape: object, tensor_shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``shape`` with its one ``-1`` inferred from the number of elements (PyTorch's ``infer_size``); cached."""
+    sizes = _ints(op, arg, shape)
+    key = (sizes, tensor_shape)
+    hit = _infer_cache.get(key)
+    if hit is not None:
+        return hit
+    result = _infer_size_uncached(op, arg, sizes, tensor_shape)
+    if len(_infer_cache) >= _MAX_CACHE:
+        _infer_cache.clear()
+    _infer_cache[key] = result
+    return result
+
+
+def _infer_size_uncached(op: str, arg: str, sizes: tuple[int, ...], tensor_shape: tuple[int, ...]) -> tuple[int, ...]:
+    numel = math.prod(tensor_shape)
+    infer = -1
+    known = 1
+    for i, n in enumerate(sizes):
+        if n == -1:
+            if infer >= 0:
+                raise ShapeError(f"{op}: only one dimension can be inferred (argument '{arg}' = {_fmt(sizes)})")
+            infer = i
+        elif n < 0:
+            raise ShapeError(f"{op}: invalid shape dimension {n} (argument '{arg}' = {_fmt(sizes)})")
+        else:
+            known *= n
+    if infer >= 0:
+        if known == 0:
+            raise ShapeError(
+                f"{op}: cannot reshape a tensor of {numel} elements into shape {_fmt(sizes)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
+        if numel % known == 0:
+            return (*sizes[:infer], numel // known, *sizes[infer + 1 :])
+    elif known == numel:
+        return sizes
+    raise ShapeError(
+        f"{op}: shape {_fmt(sizes)} is invalid for a tensor of {numel} elements (shape {_fmt(tensor_shape)})"
+    )
+
+
+def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """The C-contiguous strides, in elements, of ``shape`` (size-0 and size-1 dims count as 1)."""
+    strides: list[int] = []
+    acc = 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def view_strides(
+    old_shape: tuple[int, ...], old_strides: tuple[int, ...], new_shape: tuple[int, ...]
+) -> tuple[int, ...] | None:
+    """The strides (in elements) of a view of shape ``new_shape`` on memory laid out as ``old_shape`` with
+    ``old_strides``, or None when no such view exists (PyTorch's rule for ``view``).
+
+    The old dims are grouped into chunks that are contiguous with each other (``stride[d] == stride[d + 1] *
+    size[d + 1]``); a view exists when every chunk is exactly covered by consecutive new dims. Tensors without
+    elements can take any shape.
+    """
+    if math.prod(old_shape) == 0:
+        return old_strides if old_shape == new_shape else contiguous_strides(new_shape)
+    if not old_shape:
+        return (1,) * len(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = old_strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[d]
+        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base = old_strides[d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def _as_strided(xp: ModuleType, array: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
+    item = array.dtype.itemsize
+    return xp.lib.stride_tricks.as_strided(array, shape=shape, strides=tuple(s * item for s in strides))
+
+
+# --- reshape, view, flatten -----------------------------------------------------------------------------------
+
+# plan: (shape, mode, strides); mode "reshape" (C-contiguous base: the array's own reshape is a view),
+# "strided" (a view with the strides PyTorch's rule computed) or "copy".
+
+
+_contiguous_specs: dict[tuple[int, ...], ViewSpec] = {}
+
+
+def _reshape_spec(self: Tensor, shape: tuple[int, ...]) -> ViewSpec:
+    if self._backend.is_contiguous(self._array):
+        spec = _contiguous_specs.get(shape)
+        if spec is None:
+            if len(_contiguous_specs) >= _MAX_CACHE:
+                _contiguous_specs.clear()
+            spec = _contiguous_specs[shape] = ViewSpec(shape, (shape, "reshape", None))
+        return spec
+    strides = view_strides(self._shape, self.strides, shape)
+    if strides is None:
+        return ViewSpec(shape, (shape, "copy", None), copy=True)
+    return ViewSpec(shape, (shape, "strided", strides))
+
+
+def _reshape_kernel(xp: ModuleType, array: Any, plan: tuple[tuple[int, ...], str, Any]) -> Any:
+    shape, mode, strides = plan
+    if mode == "reshape":
+        return array.reshape(shape)
+    if mode == "strided":
+        return _as_strided(xp, array, shape, strides)
+    return array.copy(order="C").reshape(shape)
+
+
+@view_op(varargs="shape")
+def reshape(self: Tensor, shape: Sequence[int]) -> ViewSpec:
+    """``self`` with the shape ``shape`` (one entry may be -1: inferred from the number of elements), in C
+    order (``torch.reshape``, ``np.reshape``). A view sharing storage and version counter when the strides
+    allow it (exactly when ``view`` would succeed), else a C-contiguous copy with a new storage.
+    ``t.reshape(2, 3)`` is ``t.reshape((2, 3))``. Any dtype and device; meta tensors give the shape.
+
+    Raises:
+        ShapeError: the number of elements differs, several -1, a -1 that is ambiguous (no elements), or a
+            negative size.
+        ArgumentTypeError: ``shape`` is not a sequence of ints.
+    """
+    return _reshape_spec(self, _infer_size("reshape", "shape", shape, self._shape))
+
+
+@view_op(name="view", varargs="shape")
+def view(self: Tensor, shape: Sequence[int]) -> ViewSpec:
+    """A view of ``self`` with the shape ``shape`` (one entry may be -1), in C order, sharing storage and
+    version counter (``torch.Tensor.view``). ``t.view(2, 3)`` is ``t.view((2, 3))``. Meta tensors report
+    C-contiguous strides, so on them a view is possible whenever the sizes fit.
+
+    Raises:
+        ViewError (a ShapeError and a RuntimeError): the strides of ``self`` cannot express the new shape
+            (at least one dimension spans across two contiguous subspaces); ``reshape`` copies instead.
+        ShapeError, ArgumentTypeError: as ``reshape``.
+    """
+    new = _infer_size("view", "shape", shape, self._shape)
+    spec = _reshape_spec(self, new)
+    if spec.copy:
+        raise ViewError(
+            f"view: view size is not compatible with input tensor's size and stride (at least one dimension spans "
+            f"across two contiguous subspaces): a tensor of shape {_fmt(self._shape)} and strides "
+            f"{_fmt(self.strides)} cannot be viewed as shape {_fmt(new)}; use .reshape(...) instead"
+        )
+    return spec
+
+
+@view_op()
+def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> ViewSpec:
+    """``self`` with the dims ``start_dim..end_dim`` (inclusive) merged into one (``torch.flatten``); a 0-d
+    tensor gives shape ``[1]``. A view when the strides allow it (as ``reshape``), else a copy with a new storage.
+
+    Raises:
+        IndexError: a dim out of range.  ValueError: ``start_dim`` comes after ``end_dim``.
+    """
+    shape = self._shape
+    key = (shape, start_dim, end_dim) if type(start_dim) is int and type(end_dim) is int else None
+    if key is not None:
+        hit = _flatten_shapes.get(key)
+        if hit is not None:
+            return _reshape_spec(self, hit)
+    new = _flatten_shape(shape, start_dim, end_dim)
+    if key is not None:
+        if len(_flatten_shapes) >= _MAX_CACHE:
+            _flatten_shapes.clear()
+        _flatten_shapes[key] = new
+    return _reshape_spec(self, new)
+
+
+_flatten_shapes: dict[tuple[tuple[int, ...], int, int], tuple[int, ...]] = {}
+
+
+def _flatten_shape(shape: tuple[int, ...], start_dim: int, end_dim: int) -> tuple[int, ...]:
+    start = _dim("flatten", "start_dim", start_dim, len(shape))
+    end = _dim("flatten", "end_dim", end_dim, len(shape))
+    if start > end:
+        raise ValueError(
+            f"flatten: start_dim cannot come after end_dim (start_dim={start_dim}, end_dim={end_dim} for a tensor "
+            f"of shape {_fmt(shape)})"
+        )
+    if not shape:
+        return (1,)
+    return (*shape[:start], math.prod(shape[start : end + 1]), *shape[end + 1 :])
+
+
+for _op in (reshape, view, flatten):
+    _op.impl("cpu", "cuda")(_reshape_kernel)
+
+
+# --- transpose, permute ---------------------------------------------------------------------------------------
+
+
+def _transpose_kernel(xp: ModuleType, array: Any, plan: tuple[int, ...]) -> Any:
+    return array.transpose(plan)
+
+
+@view_op()
+def transpose(self: Tensor, dim0: int, dim1: int) -> ViewSpec:
+    """A view of ``self`` with the dims ``dim0`` and ``dim1`` swapped (``torch.transpose``, ``np.swapaxes``),
+    sharing storage and version counter. A 0-d tensor takes dims 0/-1 and gives itself.
+
+    Raises:
+        IndexError: a dim out of range.  ArgumentTypeError: a dim that is not an int.
+    """
+    shape = self._shape
+    key = (shape, dim0, dim1) if type(dim0) is int and type(dim1) is int else None
+    if key is not None:
+        hit = _transpose_specs.get(key)
+        if hit is not None:
+            return hit
+    ndim = len(shape)
+    d0 = _dim("transpose", "dim0", dim0, ndim)
+    d1 = _dim("transpose", "dim1", dim1, ndim)
+    order = list(range(ndim))
+    if ndim:
+        order[d0], order[d1] = order[d1], order[d0]
+    spec = ViewSpec(tuple(shape[d] for d in order), tuple(order))
+    if key is not None:
+        if len(_transpose_specs) >= _MAX_CACHE:
+            _transpose_specs.clear()
+        _transpose_specs[key] = spec
+    return spec
+
+
+_transpose_specs: dict[tuple[tuple[int, ...], int, int], ViewSpec] = {}
+
+
+@view_op(varargs="dims")
+def permute(self: Tensor, dims: Sequence[int]) -> ViewSpec:
+    """A view of ``self`` with its dims reordered: result dim ``i`` is ``self``'s dim ``dims[i]``
+    (``torch.permute``, ``np.transpose``), sharing storage and version counter. ``t.permute(1, 0)`` is
+    ``t.permute((1, 0))``.
+
+    Raises:
+        ShapeError: ``len(dims)`` differs from ``self.ndim``.  ValueError: a repeated dim.
+        IndexError: a dim out of range.
+    """
+    ndim = len(self._shape)
+    raw = _ints("permute", "dims", dims)
+    if len(raw) != ndim:
+        raise ShapeError(
+            f"permute: the number of dims ({len(raw)}, argument 'dims' = {_fmt(raw)}) does not match the number "
+            f"of dimensions of the tensor ({ndim}, shape {_fmt(self._shape)})"
+        )
+    order = _dims("permute", "dims", raw, ndim, allow_int=False) if ndim else ()
+    return ViewSpec(tuple(self._shape[d] for d in order), order)
+
+
+for _op in (transpose, permute):
+    _op.impl("cpu", "cuda")(_transpose_kernel)
+
+
+# --- squeeze, unsqueeze ---------------------------------------------------------------------------------------
+
+
+def _squeeze_kernel(xp: ModuleType, array: Any, plan: tuple[int, ...]) -> Any:
+    return array.squeeze(axis=plan) if plan else array.view()
+
+
+@view_op()
+def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> ViewSpec:
+    """A view of ``self`` without its size-1 dims: all of them (``dim=None``), or those among ``dim`` (an int
+    or a sequence); as PyTorch's ``squeeze``, a named dim whose size is not 1 is left as is (NumPy would raise).
+    Shares storage and version counter.
+
+    Raises:
+        IndexError: a dim out of range.  ValueError: a repeated dim.
+    """
+    shape = self._shape
+    if dim is None:
+        drop = tuple(i for i, n in enumerate(shape) if n == 1)
+    else:
+        named = _dims("squeeze", "dim", dim, len(shape))
+        drop = tuple(sorted(d for d in named if shape and shape[d] == 1))
+    return ViewSpec(tuple(n for i, n in enumerate(shape) if i not in drop), drop)
+
+
+@view_op()
+def unsqueeze(self: Tensor, dim: int) -> ViewSpec:
+    """A view of ``self`` with a size-1 dim inserted at ``dim`` (``torch.unsqueeze``, ``np.expand_dims``);
+    ``dim`` is in ``[-ndim - 1, ndim]``. Shares storage and version counter.
+
+    Raises:
+        IndexError: ``dim`` out of range.  ArgumentTypeError: ``dim`` is not an int.
+    """
+    shape = self._shape
+    d = _dim("unsqueeze", "dim", dim, len(shape) + 1)
+    return ViewSpec((*shape[:d], 1, *shape[d:]), d)
+
+
+squeeze.impl("cpu", "cuda")(_squeeze_kernel)
+
+
+@unsqueeze.impl("cpu", "cuda")
+def _unsqueeze(xp: ModuleType, array: Any, plan: int) -> Any:
+    return array[(slice(None),) * plan + (None, Ellipsis)]
+
+
+# --- expand, broadcast_to ------------------------------------------------------------------------------------
+
+
+def _expand_spec(op: str, arg: str, self: Tensor, sizes_arg: object) -> ViewSpec:
+    sizes = _ints(op, arg, sizes_arg)
+    shape = self._shape
+    ndim, n = len(shape), len(sizes)
+    if n < ndim:
+        raise ShapeError(
+            f"{op}: the number of sizes provided ({n}, argument '{arg}' = {_fmt(sizes)}) must be greater or equal "
+            f"to the number of dimensions in the tensor ({ndim}, shape {_fmt(shape)})"
+        )
+    if sizes == shape:
+        return ViewSpec(shape, None)
+    old_strides = self.strides
+    lead = n - ndim
+    new_shape: list[int] = []
+    new_strides: list[int] = []
+    for i, size in enumerate(sizes):
+        if i < lead:
+            if size < 0:
+                raise ShapeError(
+                    f"{op}: the expanded size of the tensor ({size}) isn't allowed in a leading, non-existing "
+                    f"dimension {i} (argument '{arg}' = {_fmt(sizes)}, tensor shape {_fmt(shape)})"
+                )
+            new_shape.append(size)
+            new_strides.append(0)
+            continue
+        current = shape[i - lead]
+        if size == -1:
+            size = current
+        if size < 0 or (size != current and current != 1):
+            raise ShapeError(
+                f"{op}: the expanded size of the tensor ({size}) must match the existing size ({current}) at "
+                f"non-singleton dimension {i}. Target sizes: {_fmt(sizes)}. Tensor sizes: {_fmt(shape)}"
+            )
+        new_shape.append(size)
+        new_strides.append(old_strides[i - lead] if size == current else 0)
+    result = tuple(new_shape)
+    return ViewSpec(result, (result, tuple(new_strides)))
+
+
+def _expand_kernel(xp: ModuleType, array: Any, plan: tuple[tuple[int, ...], tuple[int, ...]] | None) -> Any:
+    if plan is None:
+        return array.view()
+    return _as_strided(xp, array, plan[0], plan[1])
+
+
+@view_op(varargs="size")
+def expand(self: Tensor, size: Sequence[int]) -> ViewSpec:
+    """A view of ``self`` with size-1 dims repeated to ``size`` and new leading dims prepended, without copying
+    (stride 0; ``torch.Tensor.expand``); -1 keeps a dim's size. ``t.expand(2, -1)`` is ``t.expand((2, -1))``.
+    Shares storage and version counter; the view has internal overlap, so ops refuse to write into it
+    (MemoryOverlapError) — ``clone`` it first.
+
+    Raises:
+        ShapeError: fewer sizes than dims, a size that differs from a non-1 dim, a negative size (or -1 in a
+            new leading dim).
+        ArgumentTypeError: ``size`` is not a sequence of ints.
+    """
+    return _expand_spec("expand", "size", self, size)
+
+
+@view_op()
+def broadcast_to(self: Tensor, shape: Sequence[int]) -> ViewSpec:
+    """A view of ``self`` broadcast to ``shape`` (``torch.broadcast_to``, same as ``expand``; NumPy's
+    ``broadcast_to`` rules, plus -1 to keep a dim). Unlike NumPy's, the view is writable when ``self`` is, but
+    ops refuse to write into its overlapping elements (MemoryOverlapError).
+
+    Raises:
+        ShapeError: ``self`` does not broadcast to ``shape``.  ArgumentTypeError: ``shape`` is not a sequence
+            of ints.
+    """
+    return _expand_spec("broadcast_to", "shape", self, shape)
+
+
+for _op in (expand, broadcast_to):
+    _op.impl("cpu", "cuda")(_expand_kernel)
+
+
+# --- contiguous ----------------------------------------------------------------------------------------------
+
+
+@view_op()
+def contiguous(self: Tensor) -> ViewSpec:
+    """``self`` laid out C-contiguously (``torch.Tensor.contiguous``): a view of the same memory (sharing
+    storage and version counter) when ``self`` is C-contiguous already, else a C-contiguous copy with a new
+    storage. Meta tensors count as contiguous.
+    """
+    copy = not self._backend.is_contiguous(self._array)
+    return ViewSpec(self._shape, copy, copy=copy)
+
+
+@contiguous.impl("cpu", "cuda")
+def _contiguous(xp: ModuleType, array: Any, plan: bool) -> Any:
+    return array.copy(order="C") if plan else array.view()
+
+
+# --- split, chunk --------------------------------------------------------------------------------------------
+
+
+def _pieces(op: str, self: Tensor, d: int, bounds: Sequence[tuple[int, int]]) -> tuple[ViewSpec, ...]:
+    shape = self._shape
+    return tuple(ViewSpec((*shape[:d], stop - start, *shape[d + 1 :]), (d, start, stop)) for start, stop in bounds)
+
+
+def _equal_bounds(n: int, size: int) -> list[tuple[int, int]]:
+    count = max(-(-n // size), 1)
+    return [(i * size, min((i + 1) * size, n)) for i in range(count)]
+
+
+@view_op()
+def split(self: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[ViewSpec, ...]:
+    """Views of consecutive pieces of ``self`` along ``dim`` (``torch.split``): with an int, pieces of that
+    size (the last one smaller if the size does not divide; one empty piece for an empty dim); with a sequence,
+    pieces of those sizes, which must sum to the dim's size. Each piece shares storage and version counter with
+    ``self``. Returns a tuple of tensors.
+
+    Raises:
+        ShapeError: a 0-d tensor, or sections that do not sum to the dim's size.
+        ValueError: a negative size, or a size of 0 for a non-empty dim.  IndexError: ``dim`` out of range.
+    """
+    if not self._shape:
+        raise ShapeError("split: expects at least a 1-dimensional tensor, got a 0-d tensor")
+    d = _dim("split", "dim", dim, len(self._shape))
+    n = self._shape[d]
+    if isinstance(split_size_or_sections, bool) or not isinstance(split_size_or_sections, Sequence):
+        size = _int("split", "split_size_or_sections", split_size_or_sections)
+        if size < 0 or (size == 0 and n != 0):
+            raise ValueError(
+                f"split: split_size must be positive (0 only for an empty dimension), got {size} for dimension "
+                f"{d} of size {n}"
+            )
+        return _pieces("split", self, d, _equal_bounds(n, size) if size else [(0, 0)])
+    sections = _ints("split", "split_size_or_sections", split_size_or_sections)
+    if any(s < 0 for s in sections):
+        raise ValueError(f"split: split sizes must be non-negative, got {_fmt(sections)}")
+    if sum(sections) != n:
+        raise ShapeError(
+            f"split: split sizes must sum exactly to {n} (the size of dimension {d} of the tensor of shape "
+            f"{_fmt(self._shape)}), but got split sizes {_fmt(sections)}"
+        )
+    starts = [sum(sections[:i]) for i in range(len(sections))]
+    return _pieces("split", self, d, [(s, s + k) for s, k in zip(starts, sections, strict=True)])
+
+
+@view_op()
+def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[ViewSpec, ...]:
+    """``self`` split into at most ``chunks`` views along ``dim`` (``torch.chunk``): pieces of size
+    ``ceil(size / chunks)``, the last one smaller, so fewer than ``chunks`` pieces may come back; an empty dim
+    gives ``chunks`` empty pieces. Each piece shares storage and version counter with ``self``.
+
+    Raises:
+        ShapeError: a 0-d tensor.  ValueError: ``chunks`` < 1.  IndexError: ``dim`` out of range.
+    """
+    count = _int("chunk", "chunks", chunks)
+    if not self._shape:
+        raise ShapeError("chunk: expects at least a 1-dimensional tensor, got a 0-d tensor")
+    if count <= 0:
+        raise ValueError(f"chunk: argument 'chunks' must be greater than 0, got {count}")
+    d = _dim("chunk", "dim", dim, len(self._shape))
+    n = self._shape[d]
+    size = -(-n // count)
+    bounds = [(0, 0)] * count if n == 0 else _equal_bounds(n, size)
+    return _pieces("chunk", self, d, bounds)
+
+
+def _slice_kernel(xp: ModuleType, array: Any, plan: tuple[int, int, int]) -> Any:
+    d, start, stop = plan
+    return array[(slice(None),) * d + (slice(start, stop),)]
+
+
+for _op in (split, chunk):
+    _op.impl("cpu", "cuda")(_slice_kernel)
+
+
+# --- clone, flip (structured: new data, with out) -------------------------------------------------------------
+
+
+@structured_op(inplace=False, elementwise=True)
+def clone(self: Tensor) -> TensorSpec:
+    """A copy of ``self`` with a new storage (``torch.clone``): same shape, dtype and device, C-contiguous.
+    Out variant: ``clone(t, out=o)`` copies into ``o`` (same_kind cast; ``o`` may be ``t`` itself).
+    """
+    return self._shape, self._dtype
+
+
+@clone.impl("cpu")
+def _clone_cpu(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+    np.copyto(out.array, self.array, casting="same_kind")
+
+
+@clone.impl("cuda")
+def _clone_cuda(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
+    cupy_module().copyto(out.array, self.array, casting="same_kind")
+
+
+@structured_op(inplace=False)
+def flip(self: Tensor, dims: int | Sequence[int]) -> TensorSpec:
+    """A copy of ``self`` with the order of elements reversed along ``dims`` (an int or a sequence of ints;
+    ``torch.flip``, ``np.flip``); a new storage. Functional and out variants.
+
+    Raises:
+        IndexError: a dim out of range.  ValueError: a repeated dim.  ArgumentTypeError: ``dims`` not ints.
+    """
+    _dims("flip", "dims", dims, len(self._shape))
+    return self._shape, self._dtype
+
+
+def _flip_axes(self: Tensor, dims: int | Sequence[int]) -> tuple[int, ...]:
+    return _dims("flip", "dims", dims, len(self._shape)) if self._shape else ()
+
+
+@flip.impl("cpu")
+def _flip_cpu(self: CPUTensor, dims: int | Sequence[int], *, out: ConstOut[CPUTensor]) -> None:
+    np.copyto(out.array, np.flip(self.array, axis=_flip_axes(self, dims)), casting="same_kind")
+
+
+@flip.impl("cuda")
+def _flip_cuda(self: CUDATensor, dims: int | Sequence[int], *, out: ConstOut[CUDATensor]) -> None:
+    cp = cupy_module()
+    axes = _flip_axes(self, dims)
+    cp.copyto(out.array, cp.flip(self.array, axis=axes) if axes else self.array, casting="same_kind")
+
+
+# --- cat, stack -----------------------------------------------------------------------------------------------
+
+
+def _list_meta(op: str, tensors: Sequence[Tensor]) -> None:
+    if not tensors:
+        raise ValueError(f"{op}: expected a non-empty list of Tensors (argument 'tensors')")
+
+
+@structured_op(inplace=False, method=False)
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> TensorSpec:
+    """The tensors joined along the existing dim ``dim`` (``torch.cat``, ``np.concatenate``): all must have
+    the same number of dims (at least 1) and equal sizes except in ``dim``. The result dtype promotes all the
+    dtypes (NumPy's ``result_type``); a new storage. Functional and out variants (an out overlapping an input
+    is a MemoryOverlapError). All tensors on one device.
+
+    Raises:
+        ShapeError: a 0-d tensor, different numbers of dims, or sizes that differ outside ``dim``; the message
+            names the shapes and the position.
+        ValueError: an empty list.  IndexError: ``dim`` out of range.
+    """
+    _list_meta("cat", tensors)
+    first = tensors[0]._shape
+    for i, t in enumerate(tensors):
+        if not t._shape:
+            raise ShapeError(f"cat: zero-dimensional tensor (at position {i}) cannot be concatenated")
+        if len(t._shape) != len(first):
+            raise ShapeError(
+                f"cat: tensors must have the same number of dimensions: got {len(first)} and {len(t._shape)} "
+                f"(tensors[0] of shape {_fmt(first)}, tensors[{i}] of shape {_fmt(t._shape)})"
+            )
+    d = _dim("cat", "dim", dim, len(first))
+    total = 0
+    for i, t in enumerate(tensors):
+        s = t._shape
+        if s[:d] != first[:d] or s[d + 1 :] != first[d + 1 :]:
+            raise ShapeError(
+                f"cat: sizes of tensors must match except in dimension {d}: tensors[0] has shape {_fmt(first)} "
+                f"and tensors[{i}] has shape {_fmt(s)}"
+            )
+        total += s[d]
+    dtype = tensors[0]._dtype
+    if any(t._dtype is not dtype for t in tensors):
+        dtype = result_type(*(t._dtype for t in tensors))
+    return (*first[:d], total, *first[d + 1 :]), dtype
+
+
+@cat.impl("cpu")
+def _cat_cpu(tensors: Sequence[CPUTensor], dim: int, *, out: ConstOut[CPUTensor]) -> None:
+    np.concatenate([t.array for t in tensors], axis=operator.index(dim), out=out.array)
+
+
+@cat.impl("cuda")
+def _cat_cuda(tensors: Sequence[CUDATensor], dim: int, *, out: ConstOut[CUDATensor]) -> None:
+    cp = cupy_module()
+    arrays = [t.array for t in tensors]
+    if out.dtype == np.result_type(*(a.dtype for a in arrays)):
+        cp.concatenate(arrays, axis=operator.index(dim), out=out.array)
+    else:
+        cp.copyto(out.array, cp.concatenate(arrays, axis=operator.index(dim)), casting="same_kind")
+
+
+@structured_op(inplace=False, method=False)
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> TensorSpec:
+    """The tensors joined along a new dim inserted at ``dim`` (``torch.stack``, ``np.stack``): all must have
+    the same shape; ``dim`` is in ``[-ndim - 1, ndim]``. The result dtype promotes all the dtypes; a new
+    storage. Functional and out variants. All tensors on one device.
+
+    Raises:
+        ShapeError: shapes that differ (the message names them and the positions).
+        ValueError: an empty list.  IndexError: ``dim`` out of range.
+    """
+    _list_meta("stack", tensors)
+    first = tensors[0]._shape
+    for i, t in enumerate(tensors):
+        if t._shape != first:
+            raise ShapeError(
+                f"stack: expects each tensor to be equal size, but got {_fmt(first)} at entry 0 and "
+                f"{_fmt(t._shape)} at entry {i}"
+            )
+    d = _dim("stack", "dim", dim, len(first) + 1)
+    dtype = tensors[0]._dtype
+    if any(t._dtype is not dtype for t in tensors):
+        dtype = result_type(*(t._dtype for t in tensors))
+    return (*first[:d], len(tensors), *first[d:]), dtype
+
+
+@stack.impl("cpu")
+def _stack_cpu(tensors: Sequence[CPUTensor], dim: int, *, out: ConstOut[CPUTensor]) -> None:
+    np.stack([t.array for t in tensors], axis=operator.index(dim), out=out.array)
+
+
+@stack.impl("cuda")
+def _stack_cuda(tensors: Sequence[CUDATensor], dim: int, *, out: ConstOut[CUDATensor]) -> None:
+    cp = cupy_module()
+    arrays = [t.array for t in tensors]
+    if out.dtype == np.result_type(*(a.dtype for a in arrays)):
+        cp.stack(arrays, axis=operator.index(dim), out=out.array)
+    else:
+        cp.copyto(out.array, cp.stack(arrays, axis=operator.index(dim)), casting="same_kind")

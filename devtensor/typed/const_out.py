@@ -9,7 +9,6 @@ resized in place), and the ConstOut object rejects every attribute assignment.
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar, overload
 
 import numpy as np
@@ -53,11 +52,7 @@ class ConstOut(Generic[T_co]):
     if TYPE_CHECKING:
         array = _ArrayOf()
     else:
-        # A C-level getter: impls read ``out.array`` once per call, on the hot path.
-        array = property(
-            attrgetter("_a"),
-            doc="A view of the output's memory; write the result into it.",
-        )
+        array = property(lambda self: self._a)  # replaced below by the slot's own descriptor
 
     def __init__(self) -> None:
         raise TypeError("ConstOut is created by the structured front for an impl; it cannot be constructed")
@@ -108,6 +103,10 @@ class ConstOut(Generic[T_co]):
 _new = object.__new__
 # The slot descriptors write past ConstOut.__setattr__; only the structured front uses them.
 set_array = ConstOut.__dict__["_a"].__set__
+if not TYPE_CHECKING:
+    # ``out.array`` reads the slot through its own (C-level) descriptor: impls read it on the hot path.
+    # Assignment still goes through ConstOut.__setattr__, which rejects it.
+    ConstOut.array = ConstOut.__dict__["_a"]
 
 
 def make_const_out(array: Any) -> ConstOut[Any]:

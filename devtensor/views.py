@@ -1,0 +1,368 @@
+"""View ops: ops whose result shares memory, storage and version counter with their input.
+
+A view op produces no new data, so it does not fit the out-kernel model of structured ops
+(:mod:`devtensor.structured`); it has its own definition API, in the same spirit: a *meta function* that checks
+the arguments and describes the result, and a *view kernel* per dispatch key that produces the view array from
+the base array. NumPy and CuPy share the array API, so one generic kernel serves both::
+
+    @view_op(varargs="dims")
+    def permute(self: Tensor, dims: Sequence[int]) -> ViewSpec:
+        \"\"\"docstring: shapes, dtypes, devices, errors, semantics source\"\"\"
+        order = ...checks...                   # errors name the op, the argument and the value
+        return ViewSpec(tuple(self.shape[d] for d in order), plan=order)
+
+    @permute.impl("cpu", "cuda")
+    def _permute(xp: ModuleType, array: Any, plan: tuple[int, ...]) -> Any:
+        return array.transpose(plan)           # xp: the backend's array module (numpy or cupy)
+
+From that, :class:`ViewOp` generates (as Python source compiled once per op, with the meta's exact signature):
+
+* the functional variant ``permute(self, dims)`` (no out, no inplace: a view has nothing to write);
+* the Tensor method ``t.permute(dims)``; with ``varargs="dims"`` the method also takes the sequence spread
+  out, as PyTorch's: ``t.permute(1, 0)`` is ``t.permute((1, 0))``.
+
+Around the kernel, the front checks ``self`` is a Tensor, runs the meta function (the meta validates every other
+argument), looks the kernel up in the op's per-key table (one dict lookup; registering or unregistering a
+kernel edits that same dict, so no handler is ever stale), calls it with the backend's array module, the base
+array and the meta's ``plan``, and wraps the result with ``backend.wrap_view(array, base)``: the view shares
+the base's storage record, so a write through either bumps the one version counter they share.
+
+A meta function returns a :class:`ViewSpec` (one result) or a tuple of them (several views, as ``split``); its
+return annotation says which. A spec with ``copy=True`` asks for a copy instead of a view (``reshape`` of a
+tensor whose strides cannot express the new shape): the kernel then returns new memory, which the front wraps
+with a new storage (version 0) and produces under the device guard. Meta tensors run the meta function only:
+the front gives them a meta array of the spec's shape, still sharing the base's storage for a view.
+
+Meta functions read metadata only (shape, dtype, strides); never data. On the meta device every tensor reports
+the C-contiguous strides of its shape, so ``view`` on a meta tensor succeeds whenever the sizes allow it.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any, Final, NamedTuple, TypeAlias
+
+from devtensor.device import Device
+from devtensor.dispatcher import DispatchKey
+from devtensor.errors import ArgumentTypeError, NoKernelError
+from devtensor.structured import TENSOR, OpSchema, all_ops, schema_from_meta
+from devtensor.tensor import Tensor
+
+__all__ = [
+    "ViewKernel",
+    "ViewOp",
+    "ViewSpec",
+    "all_view_ops",
+    "view_op",
+    "view_variant",
+]
+
+
+class ViewSpec(NamedTuple):
+    """What a view op's meta function returns for one result.
+
+    Attributes:
+        shape: the result's shape (used as is for meta tensors).
+        plan: anything the view kernel needs, precomputed by the meta function (normalized dims, strides…).
+        copy: the result is new memory, not a view (the front gives it a new storage, version 0).
+    """
+
+    shape: tuple[int, ...]
+    plan: Any = None
+    copy: bool = False
+
+
+#: A view kernel: ``kernel(xp, array, plan) -> array``; ``xp`` is the backend's array module (numpy, cupy),
+#: ``array`` the base's array, ``plan`` the spec's plan. It returns a view of ``array`` (or, for a spec with
+#: ``copy=True``, new memory). It must not write to ``array``.
+ViewKernel: TypeAlias = Callable[[ModuleType, Any, Any], Any]
+
+_view_ops: dict[str, ViewOp] = {}
+
+
+def all_view_ops() -> list[ViewOp]:
+    """Every view op defined so far, in definition order."""
+    return list(_view_ops.values())
+
+
+def view_variant(name: str) -> Callable[..., Any]:
+    """The generated functional variant of the view op ``name``.
+
+    Raises:
+        KeyError: no view op of that name.
+    """
+    return _view_ops[name].functional
+
+
+class ViewOp:
+    """An op returning views of its first argument, defined by a meta function and a view kernel per key.
+
+    Attributes:
+        name: the op name (``"permute"``).
+        meta: the meta function ``meta(self, ...) -> ViewSpec | tuple[ViewSpec, ...]``.
+        schema: the :class:`~devtensor.structured.OpSchema` derived from ``meta``'s annotations.
+        multi: whether the op returns a tuple of views (the meta's return annotation is a tuple).
+        varargs: the parameter the Tensor method also accepts spread out (``t.permute(1, 0)``), or None.
+        kernels: the view kernel per dispatch key (the table the generated front reads directly).
+        functional: the generated functional variant ``name(self, ...)``.
+        method: the callable attached as ``Tensor.<name>`` (the functional, or its varargs form), or None.
+        module: the module that defined the op (its meta function's); codegen declares devtensor's own ops.
+    """
+
+    __slots__ = ("doc", "functional", "kernels", "meta", "method", "module", "multi", "name", "schema", "varargs")
+
+    def __init__(
+        self,
+        name: str,
+        meta: Callable[..., Any],
+        *,
+        method: bool = True,
+        varargs: str | None = None,
+        doc: str | None = None,
+    ) -> None:
+        if name in _view_ops or any(op.name == name for op in all_ops()):
+            raise ValueError(f"view_op: an op named {name!r} is defined already")
+        schema = schema_from_meta(name, meta)
+        first = schema.params[0]
+        if first.category != TENSOR or first.optional or first.kw_only:
+            raise TypeError(f"{name}: the first parameter of a view op's meta function must be a positional Tensor")
+        for p in schema.params[1:]:
+            if p.category != "other":
+                raise TypeError(
+                    f"{name}: a view op takes exactly one tensor (its base); parameter '{p.name}' is annotated "
+                    f"{p.annotation}"
+                )
+        if method and name in _tensor_attributes():
+            raise ValueError(f"view_op: a Tensor method named {name!r} would shadow an existing Tensor attribute")
+        self.name = name
+        self.meta = meta
+        self.module: str = getattr(meta, "__module__", None) or "__main__"
+        self.schema = schema
+        self.multi = _returns_multi(name, meta)
+        self.varargs = _check_varargs(name, schema, meta, varargs)
+        self.doc = doc if doc is not None else (meta.__doc__ or "")
+        self.kernels: dict[DispatchKey, ViewKernel] = {}
+        self.functional: Callable[..., Any] = _generate(self)
+        self.method: Callable[..., Any] | None = None
+        if method:
+            self.method = self.functional if varargs is None else _generate_varargs_method(self)
+            setattr(Tensor, name, self.method)
+        _view_ops[name] = self
+
+    def impl(self, *keys: DispatchKey | str) -> Callable[[ViewKernel], ViewKernel]:
+        """Decorator registering one view kernel for each of ``keys`` (DispatchKeys or device types such as
+        ``"cpu"``, ``"cuda"``). See :data:`ViewKernel` for the kernel's signature.
+
+        Raises:
+            ValueError: no key given, or an unknown device type.
+        """
+        if not keys:
+            raise ValueError(f"{self.name}.impl: give at least one dispatch key or device type")
+        resolved = [_key_of(self.name, k) for k in keys]
+
+        def register(fn: ViewKernel) -> ViewKernel:
+            for key in resolved:
+                self.kernels[key] = fn
+            return fn
+
+        return register
+
+    def register_kernel(self, key: DispatchKey | str, fn: ViewKernel) -> None:
+        """Register ``fn`` as the view kernel for ``key`` (replacing any). Takes effect on the next call."""
+        if not callable(fn):
+            raise ArgumentTypeError(f"{self.name}.register_kernel: argument 'fn' must be callable, got {fn!r}")
+        self.kernels[_key_of(self.name, key)] = fn
+
+    def unregister_kernel(self, key: DispatchKey | str) -> None:
+        """Remove the view kernel for ``key`` (if any). Takes effect on the next call."""
+        self.kernels.pop(_key_of(self.name, key), None)
+
+    def __repr__(self) -> str:
+        return f"<view op {self.name}>"
+
+
+def view_op(
+    name: str | None = None,
+    *,
+    method: bool = True,
+    varargs: str | None = None,
+) -> Callable[[Callable[..., Any]], ViewOp]:
+    """Decorator: define a view op from its meta function; returns the :class:`ViewOp`.
+
+    Args:
+        name: the op name (default: the meta function's name).
+        method: attach the op as a Tensor method.
+        varargs: the name of the meta's second parameter (annotated ``Sequence[...]``) that the Tensor method
+            also accepts spread out, as PyTorch's ``t.reshape(2, 3)``.
+    Raises:
+        ValueError: a bad or duplicate name, or a method that would shadow a Tensor attribute.
+        TypeError: an unsupported meta signature or return annotation, or a bad ``varargs``.
+    """
+
+    def define(meta: Callable[..., Any]) -> ViewOp:
+        return ViewOp(name or meta.__name__, meta, method=method, varargs=varargs)
+
+    return define
+
+
+# --- definition-time checks ---------------------------------------------------------------------------------
+
+
+def _tensor_attributes() -> set[str]:
+    names: set[str] = set()
+    for cls in Tensor.__mro__:
+        if cls is object or cls.__name__ == "TensorOpMethods":
+            continue
+        names.update(cls.__dict__)
+    return names
+
+
+def _returns_multi(name: str, meta: Callable[..., Any]) -> bool:
+    hint = typing.get_type_hints(meta).get("return")
+    if hint is ViewSpec:
+        return False
+    origin = typing.get_origin(hint)
+    if origin in (tuple, list, Sequence) and typing.get_args(hint)[:1] == (ViewSpec,):
+        return True
+    raise TypeError(f"{name}: a view op's meta function must be annotated '-> ViewSpec' or '-> tuple[ViewSpec, ...]'")
+
+
+def _check_varargs(name: str, schema: OpSchema, meta: Callable[..., Any], varargs: str | None) -> str | None:
+    if varargs is None:
+        return None
+    params = schema.params
+    if len(params) < 2 or params[1].name != varargs or params[1].kw_only:
+        raise TypeError(f"{name}: varargs={varargs!r} must name the second, positional parameter of the meta function")
+    hint = typing.get_type_hints(meta)[varargs]
+    if typing.get_origin(hint) not in (Sequence, tuple, list):
+        raise TypeError(f"{name}: the varargs parameter '{varargs}' must be annotated Sequence[...], got {hint!r}")
+    return varargs
+
+
+def _key_of(op: str, key: DispatchKey | str) -> DispatchKey:
+    if isinstance(key, DispatchKey):
+        return key
+    if isinstance(key, str):
+        return Device(key).key
+    raise ArgumentTypeError(f"{op}.impl: a key must be a DispatchKey or a device type, got {key!r}")
+
+
+# --- the common code the generated fronts call ---------------------------------------------------------------
+
+
+def _bad_self(op: str, value: object) -> typing.NoReturn:
+    raise ArgumentTypeError(f"{op}: argument 'self' must be a Tensor, got {type(value).__name__}")
+
+
+def _unserved(op: ViewOp, self: Tensor, spec: Any) -> Any:
+    """No kernel for ``self``'s key: meta tensors get meta arrays of the spec's shape; others raise."""
+    key = self._device.key
+    if key is not DispatchKey.Meta:
+        have = ", ".join(sorted(k.name for k in op.kernels)) or "none"
+        raise NoKernelError(
+            f"{op.name}: no view kernel for dispatch key {key.name} (devices: {self._device}); "
+            f"keys with kernels: {have}"
+        )
+    backend = self._backend
+    specs: Sequence[ViewSpec] = spec if op.multi else (spec,)
+    results = []
+    for s in specs:
+        array = backend.alloc(s.shape, self._dtype)
+        results.append(backend.wrap(array, self._device) if s.copy else backend.wrap_view(array, self))
+    return tuple(results) if op.multi else results[0]
+
+
+def _one(self: Tensor, kernel: ViewKernel, spec: ViewSpec) -> Tensor:
+    backend = self._backend
+    if not spec.copy:
+        return backend.wrap_view(kernel(backend.xp, self._array, spec.plan), self)
+    guard = self._device._guard
+    if guard is None:
+        array = kernel(backend.xp, self._array, spec.plan)
+    else:
+        with guard():
+            array = kernel(backend.xp, self._array, spec.plan)
+    return backend.wrap(array, self._device)
+
+
+def _many(self: Tensor, kernel: ViewKernel, specs: Sequence[ViewSpec]) -> tuple[Tensor, ...]:
+    return tuple([_one(self, kernel, s) for s in specs])
+
+
+_COMMON: Final[dict[str, Any]] = {
+    "_Tensor": Tensor,
+    "_bad_self": _bad_self,
+    "_unserved": _unserved,
+    "_one": _one,
+    "_many": _many,
+}
+
+
+def _signature_text(op: ViewOp) -> str:
+    parts: list[str] = []
+    star = False
+    for p in op.schema.params:
+        if p.kw_only and not star:
+            parts.append("*")
+            star = True
+        parts.append(f"{p.name}=_d_{p.name}" if p.has_default else p.name)
+    return ", ".join(parts)
+
+
+def _call_text(op: ViewOp) -> str:
+    return ", ".join(f"{p.name}={p.name}" if p.kw_only else p.name for p in op.schema.params)
+
+
+def _compile(op: ViewOp, fname: str, lines: list[str], extra: dict[str, Any]) -> Callable[..., Any]:
+    namespace: dict[str, Any] = dict(_COMMON)
+    namespace.update(extra)
+    for p in op.schema.params:
+        if p.has_default:
+            namespace[f"_d_{p.name}"] = p.default
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, f"<devtensor.{fname}>", "exec"), namespace)
+    fn: Callable[..., Any] = namespace[fname]
+    fn.__doc__ = op.doc
+    fn.__qualname__ = fname
+    fn.__module__ = "devtensor"
+    fn.__source__ = source  # type: ignore[attr-defined]
+    fn.op = op  # type: ignore[attr-defined]
+    return fn
+
+
+def _generate(op: ViewOp) -> Callable[..., Any]:
+    self_name = op.schema.params[0].name
+    finish = "_many" if op.multi else "_one"
+    lines = [
+        f"def {op.name}({_signature_text(op)}):",
+        f"    if not isinstance({self_name}, _Tensor): _bad_self(_name, {self_name})",
+        f"    _spec = _meta({_call_text(op)})",
+        f"    _k = _kernels.get({self_name}._device.key)",
+        f"    if _k is None: return _unserved(_op, {self_name}, _spec)",
+        f"    return {finish}({self_name}, _k, _spec)",
+    ]
+    return _compile(op, op.name, lines, {"_name": op.name, "_meta": op.meta, "_kernels": op.kernels, "_op": op})
+
+
+def _is_sequence(value: object) -> bool:
+    if type(value) is int:
+        return False
+    return type(value) in (tuple, list) or (isinstance(value, Sequence) and not isinstance(value, (str, bytes)))
+
+
+def _generate_varargs_method(op: ViewOp) -> Callable[..., Any]:
+    """``t.name(*v, **rest)``: one sequence argument is taken as is, several ints are packed into a tuple."""
+    params = op.schema.params
+    v = params[1].name
+    rest = params[2:]
+    parts = [params[0].name, f"*{v}"]
+    parts += [f"{p.name}=_d_{p.name}" if p.has_default else p.name for p in rest]
+    call = ", ".join([params[0].name, v, *(f"{p.name}={p.name}" for p in rest)])
+    lines = [
+        f"def {op.name}({', '.join(parts)}):",
+        f"    if len({v}) == 1 and _is_sequence({v}[0]): {v} = {v}[0]",
+        f"    return _functional({call})",
+    ]
+    return _compile(op, op.name, lines, {"_functional": op.functional, "_is_sequence": _is_sequence})
