@@ -36,6 +36,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Final, Union
 
+from devtensor import modes
 from devtensor.device import Device
 from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable
 from devtensor.dtypes import SCALAR_TYPES, check_cast
@@ -226,6 +227,22 @@ def variant(name: str, kind: str) -> Callable[..., Tensor]:
     return fn
 
 
+def remove_op(name: str) -> StructuredOp:
+    """Undefine the op ``name``: remove it from the registry and its methods from Tensor; returns it.
+
+    Calls through references to its variants still work (they keep their table); new lookups do not find it.
+
+    Raises:
+        KeyError: no op of that name.
+    """
+    op = _ops.pop(name)
+    if op.method:
+        for attr, fn in ((name, op.functional), (name + "_", op.inplace)):
+            if fn is not None and Tensor.__dict__.get(attr) is fn:
+                delattr(Tensor, attr)
+    return op
+
+
 def all_ops() -> list[StructuredOp]:
     """Every structured op defined so far, in definition order."""
     return list(_ops.values())
@@ -266,12 +283,14 @@ class StructuredOp:
         method: bool = True,
         elementwise: bool = False,
         doc: str | None = None,
+        schema: OpSchema | None = None,
     ) -> None:
         if name in _ops:
-            raise ValueError(f"structured_op: an op named {name!r} is defined already")
+            raise ValueError(f"structured_op: an op named {name!r} is defined already (remove_op it first)")
         self.name = name
         self.meta = meta
-        self.schema = schema_from_meta(name, meta)
+        # An explicit schema (e.g. parsed from a schema string) replaces the one derived from meta's annotations.
+        self.schema = schema if schema is not None else schema_from_meta(name, meta)
         self.table = KernelTable(name, self)
         self.elementwise = elementwise
         self.method = method
@@ -553,6 +572,8 @@ _COMMON: Final[dict[str, Any]] = {
     "_prepare_inplace": _prepare_inplace,
     "_swap_storage": _swap_storage,
     "_check_pair": _check_pair,
+    "_modes": modes.ACTIVE,
+    "_run_modes": modes.run_modes,
     "_check_writable": _check_writable,
     "_check_overlap": _check_overlap,
 }
@@ -733,6 +754,15 @@ def _generate(op: StructuredOp, variant: str) -> Callable[..., Tensor]:
         ]
         lines += _guarded(_impl_call(call, f"{first}._array", first), "    ")
         lines += [f"    {first}._storage[0] += 1", f"    return {first}"]
+    # The dispatch-mode hook: the public front hands the call to the active modes; ``_raw`` is the same
+    # front without the hook, which the modes machinery calls to run the op itself.
+    positional = [p.name for p in params if not p.kw_only]
+    keywords = [p.name for p in params if p.kw_only] + (["out"] if variant == "functional" else [])
+    args_text = "(" + "".join(n + ", " for n in positional) + ")"
+    kwargs_text = "{" + ", ".join(f"{k!r}: {k}" for k in keywords) + "}"
+    hook = f"    if _modes[0]: return _run_modes(_op, {variant!r}, _public, _raw, {args_text}, {kwargs_text})"
+    raw_lines = [lines[0].replace(f"def {fname}(", f"def _raw_{fname}(", 1), *lines[1:]]
+    lines = [lines[0], hook, *lines[1:]]
     namespace: dict[str, Any] = dict(_COMMON)
     namespace.update(
         _name=fname,
@@ -745,9 +775,10 @@ def _generate(op: StructuredOp, variant: str) -> Callable[..., Tensor]:
         if p.has_default:
             namespace[f"_d_{p.name}"] = p.default
     source = "\n".join(lines) + "\n"
-    code = compile(source, f"<devtensor.{fname}>", "exec")
+    code = compile(source + "\n" + "\n".join(raw_lines) + "\n", f"<devtensor.{fname}>", "exec")
     exec(code, namespace)
     fn: Callable[..., Tensor] = namespace[fname]
+    namespace.update(_public=fn, _raw=namespace[f"_raw_{fname}"], _op=op)
     fn.__doc__ = op.doc
     fn.__qualname__ = fname
     fn.__module__ = "devtensor"

@@ -1,0 +1,87 @@
+"""Dispatch modes: context managers that see every op call, for logging, counting and tracing.
+
+A mode is PyTorch's ``TorchDispatchMode`` idea for devtensor's ops: subclass :class:`DispatchMode`, override
+``__dispatch__``, and enter it with ``with``. While it is active (in the thread that entered it), every call of
+a structured op's functional or inplace variant goes to ``mode.__dispatch__(op, variant, func, args, kwargs)``
+instead, which decides what happens: calling ``func(*args, **kwargs)`` runs the op (through the modes entered
+before this one, then the op itself). While a mode's ``__dispatch__`` runs, that mode and those entered after it
+are inactive, so ops it calls do not recurse into it. Modes are per thread; with none active anywhere, the
+cost on each op call is one list-item truth test.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Self
+
+__all__ = ["DispatchMode", "active_modes"]
+
+#: How many modes are entered, in all threads together: the generated fronts test ``_ACTIVE[0]`` only.
+ACTIVE = [0]
+_count_lock = threading.Lock()
+_local = threading.local()
+
+
+def _stack() -> list[DispatchMode]:
+    stack: list[DispatchMode] | None = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
+
+
+def active_modes() -> tuple[DispatchMode, ...]:
+    """The modes active in this thread, innermost last."""
+    return tuple(_stack())
+
+
+class DispatchMode:
+    """Base class of dispatch modes. The default ``__dispatch__`` runs the op unchanged.
+
+    Raises:
+        RuntimeError: leaving a mode that is not the innermost active one of this thread.
+    """
+
+    def __dispatch__(
+        self, op: Any, variant: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """Handle one call of ``op`` (a StructuredOp) in ``variant`` (``"functional"`` or ``"inplace"``, the
+        former covering out=): ``args``/``kwargs`` as the front received them (``out`` in kwargs). Return the
+        result; ``func(*args, **kwargs)`` computes it."""
+        return func(*args, **kwargs)
+
+    def __enter__(self) -> Self:
+        _stack().append(self)
+        with _count_lock:
+            ACTIVE[0] += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        stack = _stack()
+        if not stack or stack[-1] is not self:
+            raise RuntimeError(f"{type(self).__name__}: leaving a dispatch mode that is not the innermost active one")
+        stack.pop()
+        with _count_lock:
+            ACTIVE[0] -= 1
+
+
+def run_modes(
+    op: Any,
+    variant: str,
+    public: Callable[..., Any],
+    raw: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: dict[str, Any],
+) -> Any:
+    """Called by a front when some mode is active somewhere: hand the call to this thread's innermost mode
+    (with it and later ones made inactive meanwhile), or run ``raw`` (the front without this hook) if none."""
+    stack = _stack()
+    if not stack:
+        return raw(*args, **kwargs)
+    mode = stack[-1]
+    saved = stack[:]
+    del stack[-1:]
+    try:
+        return mode.__dispatch__(op, variant, public, tuple(args), kwargs)
+    finally:
+        stack[:] = saved
