@@ -227,6 +227,68 @@ def variant(name: str, kind: str) -> Callable[..., Tensor]:
     return fn
 
 
+_bindings: dict[tuple[str, str, DispatchKey], Callable[..., Tensor]] = {}
+
+
+def bound_variant(name: str, kind: str, key: DispatchKey, cls: type[Tensor]) -> Callable[..., Tensor]:
+    """The device binding of the op ``name``'s ``kind`` variant for ``key`` (e.g. ``devtensor.cpu.add``):
+    tensors must be ``cls`` instances (refined), and dispatch skips computing the key. Compiled on first use.
+
+    Raises:
+        KeyError: no op of that name, or no such variant.
+    """
+    cache_key = (name, kind, key)
+    fn = _bindings.get(cache_key)
+    if fn is None:
+        op = _ops[name]
+        if kind == "inplace" and op.inplace is None:
+            raise KeyError(f"op {name!r} has no inplace variant")
+        fn = _bindings[cache_key] = _generate(op, kind, (key, cls))
+    return fn
+
+
+def binding_attr(device: str, name: str) -> Callable[..., Tensor]:
+    """``devtensor.<device>.<name>``: the binding of op ``name`` (or of its inplace variant for ``name_``).
+
+    Raises:
+        AttributeError: no such op (as a module attribute lookup does).
+    """
+    from devtensor.backends import backend_for
+    from devtensor.device import Device
+
+    key = Device(device).key
+    cls = backend_for(Device(device) if device != "cuda" else Device("cuda", 0)).tensor_class
+    if name in _ops:
+        return bound_variant(name, "functional", key, cls)
+    if name.endswith("_") and name[:-1] in _ops and _ops[name[:-1]].inplace is not None:
+        return bound_variant(name[:-1], "inplace", key, cls)
+    raise AttributeError(f"module 'devtensor.{device}' has no attribute {name!r}")
+
+
+class KernelRegistrar:
+    """Registers impls of the op ``op_name``: ``registrar.cpu(fn)`` / ``registrar.cuda(fn)`` (decorators).
+
+    The generated ``kernel_signatures`` modules subclass it per op with typed ``cpu``/``cuda`` signatures, so
+    mypy checks each impl against the op's schema (tensor parameters refined to the key's tensor type, the
+    output a ConstOut). At run time registration goes through :meth:`StructuredOp.register_kernel`.
+    """
+
+    __slots__ = ("op_name",)
+
+    def __init__(self, op_name: str) -> None:
+        self.op_name = op_name
+
+    def cpu(self, fn: Callable[..., None]) -> Callable[..., None]:
+        """Register ``fn`` as the CPU impl; returns it."""
+        _ops[self.op_name].register_kernel(DispatchKey.CPU, fn)
+        return fn
+
+    def cuda(self, fn: Callable[..., None]) -> Callable[..., None]:
+        """Register ``fn`` as the CUDA impl; returns it."""
+        _ops[self.op_name].register_kernel(DispatchKey.CUDA, fn)
+        return fn
+
+
 def remove_op(name: str) -> StructuredOp:
     """Undefine the op ``name``: remove it from the registry and its methods from Tensor; returns it.
 
@@ -417,6 +479,15 @@ def _mismatch(op: str, named: Sequence[tuple[str, Any]]) -> typing.NoReturn:
     )
 
 
+def _not_refined(op: str, arg: str, value: object, cls: type[Tensor]) -> typing.NoReturn:
+    if isinstance(value, Tensor):
+        raise DeviceMismatchError(
+            f"{op}: argument '{arg}' must be a {cls.__name__} (this is a device binding), got a tensor on "
+            f"{value.device}"
+        )
+    raise ArgumentTypeError(f"{op}: argument '{arg}' must be a {cls.__name__}, got {type(value).__name__}")
+
+
 def _no_tensor(op: str) -> typing.NoReturn:
     raise ArgumentTypeError(f"{op}: expected at least one Tensor argument, got only Python numbers")
 
@@ -567,6 +638,7 @@ _COMMON: Final[dict[str, Any]] = {
     "_bad_type": _bad_type,
     "_mismatch": _mismatch,
     "_no_tensor": _no_tensor,
+    "_not_refined": _not_refined,
     "_list_device": _list_device,
     "_prepare_out": _prepare_out,
     "_prepare_inplace": _prepare_inplace,
@@ -598,32 +670,41 @@ def _call_text(params: Sequence[Param]) -> str:
     return ", ".join(f"{p.name}={p.name}" if p.kw_only else p.name for p in params)
 
 
-def _arg_checks(params: Sequence[Param], all_names: str, first_is_self: bool) -> list[str]:
+def _arg_checks(params: Sequence[Param], all_names: str, first_is_self: bool, refined: bool = False) -> list[str]:
+    """Argument checks; ``refined`` (device bindings): tensors must be instances of exactly ``_Cls``."""
     lines: list[str] = []
     for i, p in enumerate(params):
         n = p.name
         body: list[str] = []
+        is_tensor = f"type({n}) is _Cls" if refined else f"isinstance({n}, _Tensor)"
+        bad_tensor = (
+            f"_not_refined(_name, '{n}', {n}, _Cls)" if refined else f"_bad_type(_name, '{n}', {n}, 'a Tensor')"
+        )
         if i == 0 and first_is_self:
             body += [
-                f"if not isinstance({n}, _Tensor): _bad_type(_name, '{n}', {n}, 'a Tensor')",
+                f"if not {is_tensor}: {bad_tensor}",
                 f"_dev = {n}._device",
             ]
         elif p.category == TENSOR or p.category == TENSOR_OR_SCALAR:
             body += [
-                f"if isinstance({n}, _Tensor):",
+                f"if {is_tensor}:",
                 "    if _dev is None:",
                 f"        _dev = {n}._device",
                 f"        _t0 = {n}",
                 f"    elif {n}._device is not _dev: _mismatch(_name, {all_names})",
             ]
             if p.category == TENSOR:
-                body.append(f"else: _bad_type(_name, '{n}', {n}, 'a Tensor')")
+                body.append(f"else: {bad_tensor}")
+            elif refined:
+                body.append(f"elif type({n}) not in _SCALARS: {bad_tensor}")
             else:
                 body.append(
                     f"elif type({n}) not in _SCALARS: _bad_type(_name, '{n}', {n}, 'a Tensor or a Python number')"
                 )
         elif p.category == TENSOR_LIST:
             body.append(f"_dev, _t0 = _list_device(_name, '{n}', {n}, _dev, _t0)")
+            if refined:
+                body.append(f"for _x in {n}: type(_x) is _Cls or _not_refined(_name, '{n}', _x, _Cls)")
         elif p.category == SCALAR:
             body.append(f"if type({n}) not in _SCALARS: _bad_type(_name, '{n}', {n}, 'a Python number')")
         if body and p.optional and not (i == 0 and first_is_self):
@@ -681,8 +762,14 @@ def _overlap_lines(params: Sequence[Param], target: str, indent: str, *, skip_se
     return lines
 
 
-def _generate(op: StructuredOp, variant: str) -> Callable[..., Tensor]:
+def _generate(
+    op: StructuredOp, variant: str, binding: tuple[DispatchKey, type[Tensor]] | None = None
+) -> Callable[..., Tensor]:
+    """Compile the ``variant`` front of ``op``; with ``binding`` (key, refined class), the device binding: tensors
+    must be of that class, and the handler is looked up for that key without computing one."""
     params = op.schema.params
+    refined = binding is not None
+    key_text = "_KEY" if refined else "_dev.key"
     tensor_names = [p.name for p in params if p.category in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST)]
     call = _call_text(params)
     if variant == "functional":
@@ -694,16 +781,18 @@ def _generate(op: StructuredOp, variant: str) -> Callable[..., Tensor]:
             "    _dev = None",
             "    _t0 = None",
         ]
-        lines += _arg_checks(params, named, first_is_self=False)
+        lines += _arg_checks(params, named, first_is_self=False, refined=refined)
         lines += [
             "    if out is not None:",
-            "        if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')",
+            "        if type(out) is not _Cls: _not_refined(_name, 'out', out, _Cls)"
+            if refined
+            else "        if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')",
             "        if _dev is None: _no_tensor(_name)",
             "        if out._device is not _dev: _mismatch(_name, " + named + ")",
             "    elif _dev is None: _no_tensor(_name)",
             f"    _spec = _meta({call})",
-            "    _h = _handlers.get(_dev.key)",
-            "    if _h is None: _h = _resolve(_dev.key, str(_dev))",
+            f"    _h = _handlers.get({key_text})",
+            f"    if _h is None: _h = _resolve({key_text}, str(_dev))",
             "    if out is None:",
             "        _b = _t0._backend",
         ]
@@ -741,11 +830,11 @@ def _generate(op: StructuredOp, variant: str) -> Callable[..., Tensor]:
         others = "(" + "".join(f"{n}, " for n in tensor_names[1:]) + ")"
         named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + ")"
         lines = [f"def {fname}({_signature_text(params, False)}):"]
-        lines += _arg_checks(params, named, first_is_self=True)
+        lines += _arg_checks(params, named, first_is_self=True, refined=refined)
         lines += [
             f"    _spec = _meta({call})",
-            "    _h = _handlers.get(_dev.key)",
-            "    if _h is None: _h = _resolve(_dev.key, str(_dev))",
+            f"    _h = _handlers.get({key_text})",
+            f"    if _h is None: _h = _resolve({key_text}, str(_dev))",
             f"    if _spec[0] != {first}._shape or _spec[1] is not {first}._dtype or not {first}._wok:",
             f"        _prepare_inplace(_name, {first}, _spec, {others}, _elementwise)",
             "    else:",
@@ -771,17 +860,20 @@ def _generate(op: StructuredOp, variant: str) -> Callable[..., Tensor]:
         _resolve=op.table.resolve,
         _elementwise=op.elementwise,
     )
+    if binding is not None:
+        namespace.update(_KEY=binding[0], _Cls=binding[1])
     for p in params:
         if p.has_default:
             namespace[f"_d_{p.name}"] = p.default
     source = "\n".join(lines) + "\n"
-    code = compile(source + "\n" + "\n".join(raw_lines) + "\n", f"<devtensor.{fname}>", "exec")
+    where = f"devtensor.{binding[0].name.lower()}" if binding is not None else "devtensor"
+    code = compile(source + "\n" + "\n".join(raw_lines) + "\n", f"<{where}.{fname}>", "exec")
     exec(code, namespace)
     fn: Callable[..., Tensor] = namespace[fname]
     namespace.update(_public=fn, _raw=namespace[f"_raw_{fname}"], _op=op)
     fn.__doc__ = op.doc
     fn.__qualname__ = fname
-    fn.__module__ = "devtensor"
+    fn.__module__ = where
     fn.__source__ = source  # type: ignore[attr-defined]
     fn.op = op  # type: ignore[attr-defined]
     return fn

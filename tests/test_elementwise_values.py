@@ -340,10 +340,13 @@ def alphas(result: np.dtype[Any]) -> st.SearchStrategy[Scalar]:
 
 def scaled_reference(ufunc: np.ufunc, a: Any, b: Any, alpha: Scalar) -> Array:
     """``a ufunc alpha * b``: a tensor ``b`` is scaled in the result dtype (PyTorch's semantics); a Python
-    scalar ``b`` is scaled in Python and stays weak (bool and bool stay bool)."""
+    scalar ``b`` is scaled in Python and stays weak (bool and bool stay bool); a real ``alpha == 1`` is no
+    scaling."""
     result = np.asarray(ufunc(a, b)).dtype
-    if isinstance(b, np.ndarray):
-        scaled: Any = np.multiply(b.astype(result), alpha, dtype=result)
+    if alpha == 1 and type(alpha) is not complex:
+        scaled: Any = b  # no multiplication at all (it would turn inf * 0j into nan)
+    elif isinstance(b, np.ndarray):
+        scaled = np.multiply(b.astype(result), alpha, dtype=result)
     elif type(b) is bool and type(alpha) is bool:
         scaled = b and alpha
     else:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from devtensor import kernel_signatures as _ks
 from devtensor.backends import cupy_module
 from devtensor.dtypes import Scalar, result_type
 from devtensor.errors import ArgumentTypeError
@@ -167,7 +168,7 @@ add = StructuredOp("add", _add_meta, elementwise=True)
 _np_add = np.add
 
 
-@add.impl("cpu")
+@_ks.add.cpu
 def _add_cpu(
     self: CPUTensor | Scalar,
     other: CPUTensor | Scalar,
@@ -182,7 +183,7 @@ def _add_cpu(
     _np_add(a, b, out=out.array)
 
 
-@add.impl("cuda")
+@_ks.add.cuda
 def _add_cuda(
     self: CUDATensor | Scalar,
     other: CUDATensor | Scalar,
@@ -206,7 +207,7 @@ _sub_meta.__doc__ = (
 sub = StructuredOp("sub", _sub_meta, elementwise=True)
 
 
-@sub.impl("cpu")
+@_ks.sub.cpu
 def _sub_cpu(
     self: CPUTensor | Scalar,
     other: CPUTensor | Scalar,
@@ -217,7 +218,7 @@ def _sub_cpu(
     np.subtract(_np(self), _scaled(np, _np(self), _np(other), alpha), out=out.array)
 
 
-@sub.impl("cuda")
+@_ks.sub.cuda
 def _sub_cuda(
     self: CUDATensor | Scalar,
     other: CUDATensor | Scalar,
@@ -276,7 +277,7 @@ def _div_body(xp: Any, a: Any, b: Any, rounding_mode: str | None, out: Any) -> N
             xp.trunc(xp.true_divide(a, b), out=out)
 
 
-@div.impl("cpu")
+@_ks.div.cpu
 def _div_cpu(
     self: CPUTensor | Scalar,
     other: CPUTensor | Scalar,
@@ -287,7 +288,7 @@ def _div_cpu(
     _div_body(np, _np(self), _np(other), rounding_mode, out.array)
 
 
-@div.impl("cuda")
+@_ks.div.cuda
 def _div_cuda(
     self: CUDATensor | Scalar,
     other: CUDATensor | Scalar,
@@ -325,8 +326,10 @@ def pow(self: TensorOrScalar, other: TensorOrScalar) -> TensorSpec:
 def _pow_body(xp: Any, a: Any, b: Any, out: Any) -> None:
     # Only an integer *result* forbids negative exponents: uint64 ** int64 is float64, where they are fine.
     integral = type(b) is int if isinstance(b, (bool, int, float, complex)) else b.dtype.kind in "iu"
+    # As NumPy: only an element actually computed raises (an empty result computes none).
     if (
         integral
+        and out.size
         and np.result_type(_weak(a), _weak(b)).kind in "iu"
         and ((b < 0) if type(b) is int else bool((b < 0).any()))
     ):
@@ -334,12 +337,12 @@ def _pow_body(xp: Any, a: Any, b: Any, out: Any) -> None:
     xp.power(a, b, out=out)
 
 
-@pow.impl("cpu")
+@_ks.pow.cpu
 def _pow_cpu(self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None:
     _pow_body(np, _np(self), _np(other), out.array)
 
 
-@pow.impl("cuda")
+@_ks.pow.cuda
 def _pow_cuda(self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None:
     _pow_body(cupy_module(), _cp(self), _cp(other), out.array)
 
@@ -408,12 +411,12 @@ def _sigmoid_body(xp: Any, a: Any, out: Any) -> None:
     xp.divide(out, denominator, out=out)
 
 
-@sigmoid.impl("cpu")
+@_ks.sigmoid.cpu
 def _sigmoid_cpu(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
     _sigmoid_body(np, self.array, out.array)
 
 
-@sigmoid.impl("cuda")
+@_ks.sigmoid.cuda
 def _sigmoid_cuda(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
     _sigmoid_body(cupy_module(), self.array, out.array)
 
@@ -463,7 +466,7 @@ def _clamp_body(xp: Any, a: Any, lo: Any, hi: Any, out: Any) -> None:
         xp.minimum(xp.maximum(a, lo), hi, out=out)
 
 
-@clamp.impl("cpu")
+@_ks.clamp.cpu
 def _clamp_cpu(
     self: CPUTensor,
     min: CPUTensor | Scalar | None,
@@ -474,7 +477,7 @@ def _clamp_cpu(
     _clamp_body(np, self.array, None if min is None else _np(min), None if max is None else _np(max), out.array)
 
 
-@clamp.impl("cuda")
+@_ks.clamp.cuda
 def _clamp_cuda(
     self: CUDATensor,
     min: CUDATensor | Scalar | None,
@@ -508,7 +511,7 @@ def where(condition: Tensor, self: TensorOrScalar, other: TensorOrScalar) -> Ten
     return (shape, dtype)
 
 
-@where.impl("cpu")
+@_ks.where.cpu
 def _where_cpu(
     condition: CPUTensor,
     self: CPUTensor | Scalar,
@@ -520,7 +523,7 @@ def _where_cpu(
     np.copyto(out.array, np.where(condition.array, _np(self), _np(other)), casting="same_kind")
 
 
-@where.impl("cuda")
+@_ks.where.cuda
 def _where_cuda(
     condition: CUDATensor,
     self: CUDATensor | Scalar,

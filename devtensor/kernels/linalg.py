@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from devtensor import kernel_signatures as _ks
 from devtensor.backends import cupy_module
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ScalarOverflowError, ShapeError
@@ -125,12 +126,12 @@ def matmul(self: Tensor, other: Tensor) -> TensorSpec:
     return matmul_shape("matmul", self._shape, other._shape), _matmul_dtype("matmul", self, other)
 
 
-@matmul.impl("cpu")
+@_ks.matmul.cpu
 def _matmul_cpu(self: CPUTensor, other: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
     np.matmul(self.array, other.array, out=out.array)
 
 
-@matmul.impl("cuda")
+@_ks.matmul.cuda
 def _matmul_cuda(self: CUDATensor, other: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
     _cuda_matmul_into(self.array, other.array, out.array)
 
@@ -156,12 +157,12 @@ def mm(self: Tensor, mat2: Tensor) -> TensorSpec:
     return (a[0], b[1]), _matmul_dtype("mm", self, mat2)
 
 
-@mm.impl("cpu")
+@_ks.mm.cpu
 def _mm_cpu(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
     np.matmul(self.array, mat2.array, out=out.array)
 
 
-@mm.impl("cuda")
+@_ks.mm.cuda
 def _mm_cuda(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
     _cuda_matmul_into(self.array, mat2.array, out.array)
 
@@ -188,12 +189,12 @@ def bmm(self: Tensor, mat2: Tensor) -> TensorSpec:
     return (a[0], a[1], b[2]), _matmul_dtype("bmm", self, mat2)
 
 
-@bmm.impl("cpu")
+@_ks.bmm.cpu
 def _bmm_cpu(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
     np.matmul(self.array, mat2.array, out=out.array)
 
 
-@bmm.impl("cuda")
+@_ks.bmm.cuda
 def _bmm_cuda(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
     _cuda_matmul_into(self.array, mat2.array, out.array)
 
@@ -217,12 +218,12 @@ def dot(self: Tensor, other: Tensor) -> TensorSpec:
     return (), _matmul_dtype("dot", self, other)
 
 
-@dot.impl("cpu")
+@_ks.dot.cpu
 def _dot_cpu(self: CPUTensor, other: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
     np.matmul(self.array, other.array, out=out.array)
 
 
-@dot.impl("cuda")
+@_ks.dot.cuda
 def _dot_cuda(self: CUDATensor, other: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
     _cuda_matmul_into(self.array, other.array, out.array)
 
@@ -238,12 +239,12 @@ def outer(self: Tensor, vec2: Tensor) -> TensorSpec:
     return (a[0], b[0]), ufunc_result_dtype("outer", np.multiply, self._dtype, vec2._dtype)
 
 
-@outer.impl("cpu")
+@_ks.outer.cpu
 def _outer_cpu(self: CPUTensor, vec2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
     np.multiply(self.array[:, None], vec2.array[None, :], out=out.array)
 
 
-@outer.impl("cuda")
+@_ks.outer.cuda
 def _outer_cuda(self: CUDATensor, vec2: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
     cupy_module().multiply(self.array[:, None], vec2.array[None, :], out=out.array)
 
@@ -336,7 +337,7 @@ def _np_matmul(xp: Any, a: Any, b: Any) -> Any:
     return np.matmul(a, b)
 
 
-@addmm.impl("cpu")
+@_ks.addmm.cpu
 def _addmm_cpu(
     self: CPUTensor,
     mat1: CPUTensor,
@@ -349,7 +350,7 @@ def _addmm_cpu(
     _addmm_body(np, self.array, mat1.array, mat2.array, beta, alpha, out.array, _np_matmul)
 
 
-@addmm.impl("cuda")
+@_ks.addmm.cuda
 def _addmm_cuda(
     self: CUDATensor,
     mat1: CUDATensor,

@@ -19,6 +19,7 @@ from typing import Any, Final
 import numpy as np
 
 from devtensor import dtypes
+from devtensor import kernel_signatures as _ks
 from devtensor.backends import cupy_module
 from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, ShapeError
@@ -120,13 +121,13 @@ def softmax(self: Tensor, dim: int) -> TensorSpec:
     return _softmax_meta("softmax", self, dim)
 
 
-@softmax.impl("cpu")
+@_ks.softmax.cpu
 def _softmax_cpu(self: CPUTensor, dim: int, *, out: ConstOut[CPUTensor]) -> None:
     with np.errstate(invalid="ignore", over="ignore"):
         _softmax_body(np, "softmax", self.array, dim, False, out.array)
 
 
-@softmax.impl("cuda")
+@_ks.softmax.cuda
 def _softmax_cuda(self: CUDATensor, dim: int, *, out: ConstOut[CUDATensor]) -> None:
     _softmax_body(cupy_module(), "softmax", self.array, dim, False, out.array)
 
@@ -141,13 +142,13 @@ def log_softmax(self: Tensor, dim: int) -> TensorSpec:
     return _softmax_meta("log_softmax", self, dim)
 
 
-@log_softmax.impl("cpu")
+@_ks.log_softmax.cpu
 def _log_softmax_cpu(self: CPUTensor, dim: int, *, out: ConstOut[CPUTensor]) -> None:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         _softmax_body(np, "log_softmax", self.array, dim, True, out.array)
 
 
-@log_softmax.impl("cuda")
+@_ks.log_softmax.cuda
 def _log_softmax_cuda(self: CUDATensor, dim: int, *, out: ConstOut[CUDATensor]) -> None:
     _softmax_body(cupy_module(), "log_softmax", self.array, dim, True, out.array)
 
@@ -174,12 +175,12 @@ def relu(self: Tensor) -> TensorSpec:
     return (self.shape, self.dtype)
 
 
-@relu.impl("cpu")
+@_ks.relu.cpu
 def _relu_cpu(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
     np.maximum(self.array, 0, out=out.array)
 
 
-@relu.impl("cuda")
+@_ks.relu.cuda
 def _relu_cuda(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
     cupy_module().maximum(self.array, 0, out=out.array)
 
@@ -239,12 +240,12 @@ def _one_hot_body(xp: Any, idx: Any, n: int, out: Any) -> None:
     xp.equal(idx.astype(_INT64, copy=False)[..., None], xp.arange(n, dtype=_INT64), out=out)
 
 
-@one_hot.impl("cpu")
+@_ks.one_hot.cpu
 def _one_hot_cpu(self: CPUTensor, num_classes: int, *, out: ConstOut[CPUTensor]) -> None:
     _one_hot_body(np, self.array, num_classes, out.array)
 
 
-@one_hot.impl("cuda")
+@_ks.one_hot.cuda
 def _one_hot_cuda(self: CUDATensor, num_classes: int, *, out: ConstOut[CUDATensor]) -> None:
     _one_hot_body(cupy_module(), self.array, num_classes, out.array)
 
@@ -306,13 +307,13 @@ def _cross_entropy_body(xp: Any, x: Any, t: Any, out: Any) -> None:
     xp.copyto(out, xp.mean(lse), casting="same_kind")
 
 
-@cross_entropy.impl("cpu")
+@_ks.cross_entropy.cpu
 def _cross_entropy_cpu(input: CPUTensor, target: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         _cross_entropy_body(np, input.array, target.array, out.array)
 
 
-@cross_entropy.impl("cuda")
+@_ks.cross_entropy.cuda
 def _cross_entropy_cuda(input: CUDATensor, target: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
     _cross_entropy_body(cupy_module(), input.array, target.array, out.array)
 
@@ -419,7 +420,7 @@ def _upsample_body(xp: Any, a: Any, output_size: int | None, scale_factor: float
         xp.copyto(out, xp.take(a, src, axis=2), casting="same_kind")
 
 
-@upsample_nearest1d.impl("cpu")
+@_ks.upsample_nearest1d.cpu
 def _upsample_nearest1d_cpu(
     self: CPUTensor,
     output_size: int | None,
@@ -430,7 +431,7 @@ def _upsample_nearest1d_cpu(
     _upsample_body(np, self.array, output_size, scale_factor, out.array)
 
 
-@upsample_nearest1d.impl("cuda")
+@_ks.upsample_nearest1d.cuda
 def _upsample_nearest1d_cuda(
     self: CUDATensor,
     output_size: int | None,

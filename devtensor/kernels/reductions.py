@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from devtensor import dtypes
+from devtensor import kernel_signatures as _ks
 from devtensor.backends import cupy_module
 from devtensor.dtypes import DType, to_dtype
 from devtensor.errors import ArgumentTypeError, ShapeError
@@ -278,7 +279,7 @@ def _sum_body(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any, out: Any) ->
     _write(xp, out, result, xp.sum, a, axis=axis, dtype=result, keepdims=keepdim)
 
 
-@sum.impl("cpu")
+@_ks.sum.cpu
 def _sum_cpu(
     self: CPUTensor,
     dim: int | tuple[int, ...] | None,
@@ -290,7 +291,7 @@ def _sum_cpu(
     _sum_body(np, self.array, dim, keepdim, dtype, out.array)
 
 
-@sum.impl("cuda")
+@_ks.sum.cuda
 def _sum_cuda(
     self: CUDATensor,
     dim: int | tuple[int, ...] | None,
@@ -328,7 +329,7 @@ def _prod_body(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any, out: Any) -
     _write(xp, out, result, xp.prod, a, axis=axis, dtype=result, keepdims=keepdim)
 
 
-@prod.impl("cpu")
+@_ks.prod.cpu
 def _prod_cpu(
     self: CPUTensor,
     dim: int | tuple[int, ...] | None,
@@ -340,7 +341,7 @@ def _prod_cpu(
     _prod_body(np, self.array, dim, keepdim, dtype, out.array)
 
 
-@prod.impl("cuda")
+@_ks.prod.cuda
 def _prod_cuda(
     self: CUDATensor,
     dim: int | tuple[int, ...] | None,
@@ -381,7 +382,7 @@ def _mean_body(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any, out: Any) -
     _write(xp, out, result, xp.mean, a, axis=axis, dtype=arg, keepdims=keepdim)
 
 
-@mean.impl("cpu")
+@_ks.mean.cpu
 def _mean_cpu(
     self: CPUTensor,
     dim: int | tuple[int, ...] | None,
@@ -393,7 +394,7 @@ def _mean_cpu(
     _mean_body(np, self.array, dim, keepdim, dtype, out.array)
 
 
-@mean.impl("cuda")
+@_ks.mean.cuda
 def _mean_cuda(
     self: CUDATensor,
     dim: int | tuple[int, ...] | None,
@@ -432,7 +433,7 @@ def _extremum_body(xp: Any, name: str, a: Any, dim: Any, keepdim: bool, out: Any
     _write(xp, out, a.dtype, getattr(xp, name), a, axis=axis, keepdims=keepdim)
 
 
-@amax.impl("cpu")
+@_ks.amax.cpu
 def _amax_cpu(
     self: CPUTensor,
     dim: int | tuple[int, ...] | None,
@@ -443,7 +444,7 @@ def _amax_cpu(
     _extremum_body(np, "amax", self.array, dim, keepdim, out.array)
 
 
-@amax.impl("cuda")
+@_ks.amax.cuda
 def _amax_cuda(
     self: CUDATensor,
     dim: int | tuple[int, ...] | None,
@@ -464,7 +465,7 @@ def amin(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool =
     return _extremum_meta("amin", self, dim, keepdim)
 
 
-@amin.impl("cpu")
+@_ks.amin.cpu
 def _amin_cpu(
     self: CPUTensor,
     dim: int | tuple[int, ...] | None,
@@ -475,7 +476,7 @@ def _amin_cpu(
     _extremum_body(np, "amin", self.array, dim, keepdim, out.array)
 
 
-@amin.impl("cuda")
+@_ks.amin.cuda
 def _amin_cuda(
     self: CUDATensor,
     dim: int | tuple[int, ...] | None,
@@ -523,12 +524,12 @@ def _arg_body(xp: Any, name: str, a: Any, dim: int | None, keepdim: bool, out: A
         xp.copyto(out, fn(a, axis=axis, keepdims=keepdim), casting="same_kind")
 
 
-@argmax.impl("cpu")
+@_ks.argmax.cpu
 def _argmax_cpu(self: CPUTensor, dim: int | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None:
     _arg_body(np, "argmax", self.array, dim, keepdim, out.array)
 
 
-@argmax.impl("cuda")
+@_ks.argmax.cuda
 def _argmax_cuda(self: CUDATensor, dim: int | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None:
     _arg_body(cupy_module(), "argmax", self.array, dim, keepdim, out.array)
 
@@ -546,12 +547,12 @@ def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tenso
     return _arg_meta("argmin", self, dim, keepdim)
 
 
-@argmin.impl("cpu")
+@_ks.argmin.cpu
 def _argmin_cpu(self: CPUTensor, dim: int | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None:
     _arg_body(np, "argmin", self.array, dim, keepdim, out.array)
 
 
-@argmin.impl("cuda")
+@_ks.argmin.cuda
 def _argmin_cuda(self: CUDATensor, dim: int | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None:
     _arg_body(cupy_module(), "argmin", self.array, dim, keepdim, out.array)
 
@@ -603,7 +604,7 @@ def var(
     return _moment_meta("var", np.var, self, dim, keepdim, correction)
 
 
-@var.impl("cpu")
+@_ks.var.cpu
 def _var_cpu(
     self: CPUTensor,
     dim: int | tuple[int, ...] | None,
@@ -615,7 +616,7 @@ def _var_cpu(
     _moment_body(np, "var", self.array, dim, keepdim, correction, out.array)
 
 
-@var.impl("cuda")
+@_ks.var.cuda
 def _var_cuda(
     self: CUDATensor,
     dim: int | tuple[int, ...] | None,
@@ -645,7 +646,7 @@ def std(
     return _moment_meta("std", np.std, self, dim, keepdim, correction)
 
 
-@std.impl("cpu")
+@_ks.std.cpu
 def _std_cpu(
     self: CPUTensor,
     dim: int | tuple[int, ...] | None,
@@ -657,7 +658,7 @@ def _std_cpu(
     _moment_body(np, "std", self.array, dim, keepdim, correction, out.array)
 
 
-@std.impl("cuda")
+@_ks.std.cuda
 def _std_cuda(
     self: CUDATensor,
     dim: int | tuple[int, ...] | None,
@@ -709,7 +710,7 @@ def logsumexp_body(xp: Any, a: Any, axis: Any, out: Any) -> None:
     xp.copyto(out, s.reshape(out.shape), casting="same_kind")
 
 
-@logsumexp.impl("cpu")
+@_ks.logsumexp.cpu
 def _logsumexp_cpu(
     self: CPUTensor,
     dim: int | tuple[int, ...] | None,
@@ -722,7 +723,7 @@ def _logsumexp_cpu(
         logsumexp_body(np, a, _axis(reduction_dims("logsumexp", dim, a.ndim), a.ndim), out.array)
 
 
-@logsumexp.impl("cuda")
+@_ks.logsumexp.cuda
 def _logsumexp_cuda(
     self: CUDATensor,
     dim: int | tuple[int, ...] | None,
@@ -753,7 +754,7 @@ def _logical_body(xp: Any, name: str, a: Any, dim: Any, keepdim: bool, out: Any)
     _write(xp, out, _BOOL, getattr(xp, name), a, axis=axis, keepdims=keepdim)
 
 
-@all.impl("cpu")
+@_ks.all.cpu
 def _all_cpu(
     self: CPUTensor,
     dim: int | tuple[int, ...] | None,
@@ -764,7 +765,7 @@ def _all_cpu(
     _logical_body(np, "all", self.array, dim, keepdim, out.array)
 
 
-@all.impl("cuda")
+@_ks.all.cuda
 def _all_cuda(
     self: CUDATensor,
     dim: int | tuple[int, ...] | None,
@@ -786,7 +787,7 @@ def any(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = 
     return (reduced_shape(self.shape, dims, keepdim), _BOOL)
 
 
-@any.impl("cpu")
+@_ks.any.cpu
 def _any_cpu(
     self: CPUTensor,
     dim: int | tuple[int, ...] | None,
@@ -797,7 +798,7 @@ def _any_cpu(
     _logical_body(np, "any", self.array, dim, keepdim, out.array)
 
 
-@any.impl("cuda")
+@_ks.any.cuda
 def _any_cuda(
     self: CUDATensor,
     dim: int | tuple[int, ...] | None,

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from devtensor import kernel_signatures as _ks
 from devtensor.backends import cupy_module
 from devtensor.dtypes import result_type
 from devtensor.errors import ArgumentTypeError, ShapeError, ViewError
@@ -644,12 +645,12 @@ def clone(self: Tensor) -> TensorSpec:
     return self._shape, self._dtype
 
 
-@clone.impl("cpu")
+@_ks.clone.cpu
 def _clone_cpu(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
     np.copyto(out.array, self.array, casting="same_kind")
 
 
-@clone.impl("cuda")
+@_ks.clone.cuda
 def _clone_cuda(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
     cupy_module().copyto(out.array, self.array, casting="same_kind")
 
@@ -670,12 +671,12 @@ def _flip_axes(self: Tensor, dims: int | Sequence[int]) -> tuple[int, ...]:
     return _dims("flip", "dims", dims, len(self._shape)) if self._shape else ()
 
 
-@flip.impl("cpu")
+@_ks.flip.cpu
 def _flip_cpu(self: CPUTensor, dims: int | Sequence[int], *, out: ConstOut[CPUTensor]) -> None:
     np.copyto(out.array, np.flip(self.array, axis=_flip_axes(self, dims)), casting="same_kind")
 
 
-@flip.impl("cuda")
+@_ks.flip.cuda
 def _flip_cuda(self: CUDATensor, dims: int | Sequence[int], *, out: ConstOut[CUDATensor]) -> None:
     cp = cupy_module()
     axes = _flip_axes(self, dims)
@@ -728,12 +729,12 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> TensorSpec:
     return (*first[:d], total, *first[d + 1 :]), dtype
 
 
-@cat.impl("cpu")
+@_ks.cat.cpu
 def _cat_cpu(tensors: Sequence[CPUTensor], dim: int, *, out: ConstOut[CPUTensor]) -> None:
     np.concatenate([t.array for t in tensors], axis=operator.index(dim), out=out.array)
 
 
-@cat.impl("cuda")
+@_ks.cat.cuda
 def _cat_cuda(tensors: Sequence[CUDATensor], dim: int, *, out: ConstOut[CUDATensor]) -> None:
     cp = cupy_module()
     arrays = [t.array for t in tensors]
@@ -768,12 +769,12 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> TensorSpec:
     return (*first[:d], len(tensors), *first[d:]), dtype
 
 
-@stack.impl("cpu")
+@_ks.stack.cpu
 def _stack_cpu(tensors: Sequence[CPUTensor], dim: int, *, out: ConstOut[CPUTensor]) -> None:
     np.stack([t.array for t in tensors], axis=operator.index(dim), out=out.array)
 
 
-@stack.impl("cuda")
+@_ks.stack.cuda
 def _stack_cuda(tensors: Sequence[CUDATensor], dim: int, *, out: ConstOut[CUDATensor]) -> None:
     cp = cupy_module()
     arrays = [t.array for t in tensors]
