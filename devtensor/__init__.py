@@ -5,6 +5,7 @@ dtypes, creation functions, and every op in its functional (``add``), inplace (`
 (``add(..., out=)``) variants. See DESIGN.md for the architecture and README.md for a tour.
 """
 
+from devtensor import cpu, cuda, kernel_signatures  # device bindings, typed kernel registration
 from devtensor import kernels as _kernels  # defines the built-in ops
 from devtensor._generated_ops import *
 from devtensor._generated_ops import __all__ as _ops_all
@@ -79,6 +80,9 @@ __all__ = [
     "bool",
     "complex64",
     "complex128",
+    "cpu",
+    "cuda",
+    "kernel_signatures",
     "empty",
     "empty_like",
     "float16",

@@ -10,7 +10,7 @@ an impl against it. Run the same generator over your own package with
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final
 
 from devtensor.dtypes import DTypeLike, Scalar
 from devtensor.structured import KernelRegistrar
@@ -77,22 +77,27 @@ __all__ = [
     "where",
 ]
 
-_CPU0 = TypeVar("_CPU0", bound=CPUTensor, contravariant=True)
-_CPU1 = TypeVar("_CPU1", bound=CPUTensor, contravariant=True)
-_CPU2 = TypeVar("_CPU2", bound=CPUTensor, contravariant=True)
-_CPU3 = TypeVar("_CPU3", bound=CPUTensor, contravariant=True)
-_CPU4 = TypeVar("_CPU4", bound=CPUTensor, contravariant=True)
-_CPU5 = TypeVar("_CPU5", bound=CPUTensor, contravariant=True)
-_CPU6 = TypeVar("_CPU6", bound=CPUTensor, contravariant=True)
-_CPU7 = TypeVar("_CPU7", bound=CPUTensor, contravariant=True)
-_CUDA0 = TypeVar("_CUDA0", bound=CUDATensor, contravariant=True)
-_CUDA1 = TypeVar("_CUDA1", bound=CUDATensor, contravariant=True)
-_CUDA2 = TypeVar("_CUDA2", bound=CUDATensor, contravariant=True)
-_CUDA3 = TypeVar("_CUDA3", bound=CUDATensor, contravariant=True)
-_CUDA4 = TypeVar("_CUDA4", bound=CUDATensor, contravariant=True)
-_CUDA5 = TypeVar("_CUDA5", bound=CUDATensor, contravariant=True)
-_CUDA6 = TypeVar("_CUDA6", bound=CUDATensor, contravariant=True)
-_CUDA7 = TypeVar("_CUDA7", bound=CUDATensor, contravariant=True)
+@final
+class _NoTensor:
+    """Never instantiated: widens the TypeVar bounds below into unions."""
+
+
+_CPU0 = TypeVar("_CPU0", bound=CPUTensor | _NoTensor, contravariant=True)
+_CPU1 = TypeVar("_CPU1", bound=CPUTensor | _NoTensor, contravariant=True)
+_CPU2 = TypeVar("_CPU2", bound=CPUTensor | _NoTensor, contravariant=True)
+_CPU3 = TypeVar("_CPU3", bound=CPUTensor | _NoTensor, contravariant=True)
+_CPU4 = TypeVar("_CPU4", bound=CPUTensor | _NoTensor, contravariant=True)
+_CPU5 = TypeVar("_CPU5", bound=CPUTensor | _NoTensor, contravariant=True)
+_CPU6 = TypeVar("_CPU6", bound=CPUTensor | _NoTensor, contravariant=True)
+_CPU7 = TypeVar("_CPU7", bound=CPUTensor | _NoTensor, contravariant=True)
+_CUDA0 = TypeVar("_CUDA0", bound=CUDATensor | _NoTensor, contravariant=True)
+_CUDA1 = TypeVar("_CUDA1", bound=CUDATensor | _NoTensor, contravariant=True)
+_CUDA2 = TypeVar("_CUDA2", bound=CUDATensor | _NoTensor, contravariant=True)
+_CUDA3 = TypeVar("_CUDA3", bound=CUDATensor | _NoTensor, contravariant=True)
+_CUDA4 = TypeVar("_CUDA4", bound=CUDATensor | _NoTensor, contravariant=True)
+_CUDA5 = TypeVar("_CUDA5", bound=CUDATensor | _NoTensor, contravariant=True)
+_CUDA6 = TypeVar("_CUDA6", bound=CUDATensor | _NoTensor, contravariant=True)
+_CUDA7 = TypeVar("_CUDA7", bound=CUDATensor | _NoTensor, contravariant=True)
 
 
 class AddCPUKernel(Protocol):

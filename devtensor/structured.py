@@ -123,10 +123,37 @@ class OpSchema:
         return f"OpSchema({self.name}, {list(self.params)})"
 
 
+#: Names the generated fronts' source uses besides its ``_``-prefixed globals (Python builtins it calls): an
+#: op or parameter of that name would shadow them inside the front. ``out`` is every front's output argument.
+#: (tests/test_library.py checks this set against the names in every generated front.)
+_SOURCE_NAMES: Final = frozenset(
+    {"out", "isinstance", "type", "str", "len", "tuple", "list", "dict", "object", "getattr", "ValueError"}
+)
+#: The non-tensor value types a meta function's parameter may take (also inside ``Sequence[...]``).
+_VALUE_TYPES: Final = (bool, int, float, complex, str)
+_SEQUENCE_ORIGINS: Final = (list, tuple, Sequence)
+_SUPPORTED_TEXT: Final = (
+    "Tensor, Tensor | None, Sequence[Tensor] (or list[Tensor], tuple[Tensor, ...]), TensorOrScalar, Scalar, "
+    "int, float, bool, complex, str, Literal[...], Sequence[int] (or list[int], tuple[int, ...]; also of "
+    "float, bool, str), DTypeLike, and unions of the non-tensor ones; each may be '| None'"
+)
+
+
 def _classify(op: str, name: str, hint: Any) -> tuple[str, bool]:
-    """(category, optional) of a parameter annotation."""
+    """(category, optional) of a parameter's resolved annotation ``hint``, strictly.
+
+    Categories: ``Tensor`` (``Tensor``), ``TensorOrScalar`` (``Tensor`` united with Python number types),
+    ``Scalar`` (``bool | int | float | complex``), ``TensorList`` (``Sequence[Tensor]``, ``list[Tensor]``,
+    ``tuple[Tensor, ...]``) and ``other`` (values passed to the meta function as they are: the value types
+    ``int``, ``float``, ``bool``, ``complex``, ``str``, ``Literal[...]``, sequences of those, ``DTypeLike``, and
+    unions of them). ``X | None`` makes any of them optional.
+
+    Raises:
+        TypeError: any other annotation (a refined tensor type, ``numpy.ndarray``, ``dict``, ``set``,
+            ``Callable``, ``Any``, a tensor united with a non-number, …); the message names the op, the
+            parameter and the nearest supported type.
+    """
     optional = False
-    args: tuple[Any, ...] = ()
     origin = typing.get_origin(hint)
     if origin is Union or origin is types.UnionType:
         args = typing.get_args(hint)
@@ -135,46 +162,211 @@ def _classify(op: str, name: str, hint: Any) -> tuple[str, bool]:
             args = tuple(a for a in args if a is not type(None))
     else:
         args = (hint,)
-    members = set(args)
-    if members == {Tensor}:
-        return TENSOR, optional
-    if Tensor in members and members - {Tensor} <= {bool, int, float, complex}:
-        return TENSOR_OR_SCALAR, optional
-    if len(args) == 1:
-        inner_origin = typing.get_origin(args[0])
-        if inner_origin in (list, tuple, Sequence, typing.Sequence) and typing.get_args(args[0])[:1] == (Tensor,):
-            return TENSOR_LIST, optional
-    if members == {bool, int, float, complex}:
-        return SCALAR, optional
-    if any(isinstance(a, type) and issubclass(a, Tensor) and a is not Tensor for a in members):
+    if not args:
+        _unsupported(op, name, hint, "Tensor | None (a parameter annotated None takes nothing)")
+    if any(_is_refined_tensor(a) for a in args):
         raise TypeError(
-            f"{op}: parameter '{name}' of the meta function is annotated with a refined tensor type {hint!r}; "
-            "meta functions take the generic Tensor (refined types belong to impls)"
+            f"{op}: parameter '{name}' of the meta function is annotated with a refined tensor type "
+            f"{_hint_text(hint)}; meta functions take the generic Tensor (refined types belong to impls); "
+            "nearest supported type: Tensor"
         )
+    if all(a is Tensor for a in args):
+        return TENSOR, optional
+    if Tensor in args:
+        if all(a is Tensor or a in (bool, int, float, complex) for a in args):
+            return TENSOR_OR_SCALAR, optional
+        _unsupported(op, name, hint, "TensorOrScalar" if optional else "Tensor | None, or TensorOrScalar")
+    if any(_is_tensor_sequence(a) for a in args):
+        if len(args) == 1 and _tensor_list_ok(args[0]):
+            return TENSOR_LIST, optional
+        _unsupported(op, name, hint, "Sequence[Tensor]" + (" | None" if optional else ""))
+    if set(args) == {bool, int, float, complex}:
+        return SCALAR, optional
+    for a in args:
+        if not _is_value_type(a):
+            _unsupported(op, name, hint, _nearest(a))
     return OTHER, optional
+
+
+def _is_refined_tensor(hint: Any) -> bool:
+    return isinstance(hint, type) and issubclass(hint, Tensor) and hint is not Tensor
+
+
+def _is_tensor_sequence(hint: Any) -> bool:
+    """Whether ``hint`` is a sequence type whose items mention Tensor (``Sequence[Tensor | None]`` too)."""
+    if typing.get_origin(hint) not in _SEQUENCE_ORIGINS:
+        return False
+    for item in typing.get_args(hint):
+        inner = typing.get_args(item) if typing.get_origin(item) in (Union, types.UnionType) else (item,)
+        if any(i is Tensor or _is_refined_tensor(i) for i in inner):
+            return True
+    return False
+
+
+def _tensor_list_ok(hint: Any) -> bool:
+    items = typing.get_args(hint)
+    if typing.get_origin(hint) is tuple:
+        return items == (Tensor, ...) or (len(items) > 0 and all(i is Tensor for i in items))
+    return items == (Tensor,)
+
+
+def _is_scalar_value(hint: Any) -> bool:
+    if hint in _VALUE_TYPES:
+        return True
+    if typing.get_origin(hint) is typing.Literal:
+        return all(v is None or type(v) in (bool, int, str) for v in typing.get_args(hint))
+    return False
+
+
+def _is_value_type(hint: Any) -> bool:
+    """A supported non-tensor annotation (one member of a union, ``None`` removed)."""
+    import numpy as np
+
+    if _is_scalar_value(hint):
+        return True
+    origin = typing.get_origin(hint)
+    # DTypeLike's members: np.dtype[Any] | type[np.generic] | str (bare np.dtype and type at run time too)
+    if hint is np.dtype or origin is np.dtype or hint is type:
+        return True
+    if origin is type:
+        items = typing.get_args(hint)
+        return len(items) == 1 and isinstance(items[0], type) and issubclass(items[0], np.generic)
+    if origin in _SEQUENCE_ORIGINS:
+        items = typing.get_args(hint)
+        if origin is tuple and len(items) == 2 and items[1] is Ellipsis:
+            items = items[:1]
+        return len(items) > 0 and all(_is_scalar_value(i) for i in items)
+    return False
+
+
+def _nearest(hint: Any) -> str:
+    """The supported annotation nearest to the unsupported ``hint`` (for error messages)."""
+    import collections.abc
+    import enum
+    import fractions
+
+    import numpy as np
+
+    origin = typing.get_origin(hint) or hint
+    items = typing.get_args(hint)
+    if hint is typing.Any or hint is object or isinstance(hint, typing.TypeVar):
+        return "Tensor (or TensorOrScalar, Scalar, int, float, str: name the type)"
+    if origin is np.ndarray:
+        return "Tensor"
+    if origin in (dict, collections.abc.Mapping, collections.abc.MutableMapping):
+        return "Sequence[int] (for the values), or one keyword-only int/float/str parameter per key"
+    if origin in (set, frozenset, collections.abc.Set, collections.abc.MutableSet):
+        inner = _nearest_scalar(items[0]) if items else "int"
+        return f"Sequence[{inner}]"
+    if origin is collections.abc.Callable or (isinstance(origin, type) and issubclass(origin, types.FunctionType)):
+        return "str, or Literal['name', ...] (choose the function by name inside the meta function and impls)"
+    if origin in _SEQUENCE_ORIGINS:
+        if items and (_is_tensor_sequence(hint) or any(typing.get_origin(i) in _SEQUENCE_ORIGINS for i in items)):
+            inner = "Tensor" if _is_tensor_sequence(hint) else "int"
+        else:
+            inner = _nearest_scalar(items[0]) if items else "int"
+        return f"Sequence[{inner}]"
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return "Literal[...] of the enum's values (str or int)"
+    if isinstance(hint, type) and issubclass(hint, (bytes, bytearray)):
+        return "str"
+    if isinstance(hint, type) and issubclass(hint, fractions.Fraction):
+        return "float"
+    return _nearest_scalar(hint)
+
+
+def _nearest_scalar(hint: Any) -> str:
+    import decimal
+
+    import numpy as np
+
+    if _is_scalar_value(hint):
+        return _hint_text(hint)
+    if isinstance(hint, type):
+        if issubclass(hint, (np.bool_,)):
+            return "bool"
+        if issubclass(hint, np.integer):
+            return "int"
+        if issubclass(hint, (np.floating, decimal.Decimal)):
+            return "float"
+        if issubclass(hint, np.complexfloating):
+            return "complex"
+        if issubclass(hint, (bytes, bytearray)):
+            return "str"
+    return f"one of: {_SUPPORTED_TEXT}"
+
+
+def _hint_text(hint: Any) -> str:
+    if isinstance(hint, type):
+        return hint.__name__
+    return repr(hint).replace("typing.", "").replace("collections.abc.", "").replace("devtensor.tensor.", "")
+
+
+def _unsupported(op: str, name: str, hint: Any, nearest: str) -> typing.NoReturn:
+    raise TypeError(
+        f"{op}: parameter '{name}' of the meta function has an unsupported annotation {_hint_text(hint)}; "
+        f"nearest supported type: {nearest}"
+    )
+
+
+def _resolve_hints(op: str, meta: Callable[..., Any], sig: inspect.Signature) -> dict[str, Any]:
+    """The meta function's annotations, evaluated (string annotations, e.g. under ``from __future__ import
+    annotations``, in the meta's module). An annotation that does not evaluate raises a TypeError naming the
+    parameter: with postponed annotations, every name used must be a global of the meta's module."""
+    try:
+        return typing.get_type_hints(meta)
+    except Exception as error:
+        cause = error
+    globalns = getattr(inspect.unwrap(meta), "__globals__", {})
+    for p in sig.parameters.values():
+        if p.annotation is p.empty:
+            continue
+        holder = types.SimpleNamespace(__annotations__={p.name: p.annotation}, __globals__=globalns)
+        try:
+            typing.get_type_hints(holder)
+        except Exception as error:
+            raise TypeError(
+                f"{op}: the annotation {p.annotation!r} of parameter '{p.name}' of the meta function does not "
+                f"resolve ({type(error).__name__}: {error}); with postponed annotations every name in it must be "
+                "a global of the meta function's module"
+            ) from error
+    raise TypeError(f"{op}: the meta function's annotations do not resolve: {cause}") from cause
 
 
 def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
     """The schema of an op from its meta function's signature and (resolved) annotations.
 
+    Annotations may be postponed (``from __future__ import annotations``); see :func:`_classify` for the
+    supported ones. Defaults are kept as objects (the generated fronts bind them, never their text).
+
     Raises:
-        TypeError: a parameter is unannotated, variadic, named ``out`` (reserved), or annotated with a
-            refined tensor type; the first parameter is not a tensor.
-        ValueError: the op name is not a valid identifier.
+        TypeError: a parameter is unannotated, variadic, has a reserved name (``out``, a name starting with
+            ``_``, a builtin the generated fronts use), an annotation that does not resolve or is not supported
+            (the message names the nearest supported type), a default ``None`` without ``| None``, a tensor
+            default other than None, or a ``Literal`` default outside its values; the first parameter is not a
+            tensor.
+        ValueError: the op name or a parameter name is not a plain ASCII identifier (or is a keyword or dunder).
     """
-    check_identifier("structured_op", "name", name)
+    check_op_name("structured_op", name)
     sig = inspect.signature(meta)
-    hints = typing.get_type_hints(meta)
+    hints = _resolve_hints(name, meta, sig)
     params: list[Param] = []
     for p in sig.parameters.values():
+        check_identifier(name, "parameter name", p.name)
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             raise TypeError(f"{name}: the meta function may not take *args or **kwargs (parameter '{p.name}')")
-        if p.name in _RESERVED or p.name.startswith("_"):
-            raise TypeError(f"{name}: parameter name '{p.name}' is reserved (out, and names starting with '_')")
+        if p.name in _RESERVED or p.name in _SOURCE_NAMES or p.name.startswith("_"):
+            raise TypeError(
+                f"{name}: parameter name '{p.name}' is reserved (out, names starting with '_', and the builtins "
+                f"the generated fronts use: {', '.join(sorted(_SOURCE_NAMES - {'out'}))})"
+            )
         if p.name not in hints:
             raise TypeError(f"{name}: parameter '{p.name}' of the meta function has no annotation")
-        category, optional = _classify(name, p.name, hints[p.name])
-        annotation = p.annotation if isinstance(p.annotation, str) else _annotation_text(hints[p.name])
+        hint = hints[p.name]
+        category, optional = _classify(name, p.name, hint)
+        if p.default is not p.empty:
+            _check_default(name, p.name, hint, category, optional, p.default)
+        annotation = p.annotation if isinstance(p.annotation, str) else _annotation_text(hint)
         params.append(
             Param(
                 p.name,
@@ -190,6 +382,21 @@ def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
     return OpSchema(name, tuple(params))
 
 
+def _check_default(op: str, name: str, hint: Any, category: str, optional: bool, default: object) -> None:
+    """A default must fit its annotation where the front relies on it: None only for ``| None``, tensors
+    default to None only, a ``Literal`` default is one of its values."""
+    if default is None:
+        if not optional:
+            raise TypeError(f"{op}: parameter '{name}' defaults to None but its annotation has no '| None'")
+        return
+    if category in (TENSOR, TENSOR_LIST):
+        raise TypeError(f"{op}: parameter '{name}' is a tensor parameter; its default can only be None")
+    if typing.get_origin(hint) is typing.Literal and default not in typing.get_args(hint):
+        raise TypeError(
+            f"{op}: the default {default!r} of parameter '{name}' is not one of {list(typing.get_args(hint))}"
+        )
+
+
 def _annotation_text(hint: Any) -> str:
     if isinstance(hint, type):
         return hint.__name__
@@ -197,15 +404,35 @@ def _annotation_text(hint: Any) -> str:
 
 
 def check_identifier(op: str, arg: str, name: object) -> str:
-    """``name`` if it is a plain, non-keyword, non-dunder Python identifier; else ValueError naming op/arg."""
+    """``name`` if it is a plain, non-keyword, non-dunder ASCII Python identifier; else ValueError naming op/arg.
+
+    ASCII only: NFKC normalisation makes non-ASCII look-alikes (``ｏｕｔ``) the same identifier as their ASCII
+    forms to Python, so they could sneak past a reserved-name check.
+    """
     if (
         not isinstance(name, str)
-        or not name.isidentifier()
         or not name.isascii()
+        or not name.isidentifier()
         or keyword.iskeyword(name)
         or name.startswith("__")
     ):
         raise ValueError(f"{op}: argument '{arg}' must be a plain ASCII identifier, got {name!r}")
+    return name
+
+
+def check_op_name(op: str, name: object) -> str:
+    """``name`` if it can name an op: a plain ASCII identifier (:func:`check_identifier`) that does not start
+    with ``_`` (the generated fronts' globals do) and is not ``out`` or a builtin the fronts call.
+
+    Raises:
+        ValueError: otherwise, naming ``op`` (the defining function) and the bad name.
+    """
+    check_identifier(op, "name", name)
+    assert isinstance(name, str)
+    if name.startswith("_") or name in _SOURCE_NAMES:
+        raise ValueError(
+            f"{op}: argument 'name' must not start with '_' or be one of {sorted(_SOURCE_NAMES)}, got {name!r}"
+        )
     return name
 
 

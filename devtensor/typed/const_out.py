@@ -9,7 +9,7 @@ resized in place), and the ConstOut object rejects every attribute assignment.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Never, NoReturn, TypeVar, overload
 
 import numpy as np
 
@@ -36,6 +36,10 @@ class _ArrayOf:
     def __get__(self, obj: ConstOut[CUDATensor], owner: Any) -> cupy.ndarray: ...
     def __get__(self, obj: ConstOut[Any], owner: Any) -> Any:
         return obj._a
+
+    def __set__(self, obj: ConstOut[Any], value: Never) -> None:
+        """Never: an impl writes into ``out.array``; it cannot swap the output's storage for another array."""
+        raise AttributeError("ConstOut: cannot assign 'array'")
 
 
 class ConstOut(Generic[T_co]):

@@ -1,0 +1,51 @@
+"""Each marked line must fail with the marked mypy error code: impls checked against their op's signature."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from devtensor import kernel_signatures as ks
+from devtensor.dtypes import Scalar
+from devtensor.tensor import Tensor
+from devtensor.typed import ConstOut, CPUTensor, CUDATensor
+
+
+@ks.mm.cpu  # E: type-var
+def cuda_params(self: CUDATensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
+
+
+@ks.mm.cpu  # E: type-var
+def generic_params(self: Tensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
+
+
+@ks.mm.cpu  # E: arg-type
+def missing_param(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
+
+
+@ks.mm.cpu  # E: arg-type
+def extra_param(self: CPUTensor, mat2: CPUTensor, extra: int, *, out: ConstOut[CPUTensor]) -> None: ...
+
+
+@ks.add.cpu  # E: arg-type
+def wrong_scalar(
+    self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: str, out: ConstOut[CPUTensor]
+) -> None: ...
+
+
+@ks.mm.cpu  # E: arg-type
+def no_out(self: CPUTensor, mat2: CPUTensor) -> None: ...
+
+
+@ks.mm.cpu  # E: arg-type
+def cuda_out(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+def const_out_metadata(out: ConstOut[CPUTensor], other: np.ndarray[Any, Any]) -> None:
+    out.shape = (3,)  # E: misc
+    out.dtype = np.dtype(np.float32)  # E: misc
+    out.strides = (1,)  # E: misc
+    out.array = other  # E: assignment
+    out.resize_((3,))  # E: attr-defined
+    out.set_(other)  # E: attr-defined

@@ -1,0 +1,29 @@
+"""Must type-check: impls whose signatures match their op's kernel signature, registered with the typed
+decorators (the built-in kernels use the same mechanism)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from devtensor import kernel_signatures as ks
+from devtensor.dtypes import Scalar
+from devtensor.typed import ConstOut, CPUTensor, CUDATensor
+
+
+@ks.add.cpu
+def add_cpu(self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None:
+    np.add(
+        self.array if isinstance(self, CPUTensor) else self,
+        other.array if isinstance(other, CPUTensor) else other,
+        out=out.array,
+    )
+
+
+@ks.exp.cuda
+def exp_cuda(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
+    out.array[...] = self.array
+
+
+@ks.mm.cpu
+def mm_cpu(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+    np.matmul(self.array, mat2.array, out=out.array)
