@@ -463,7 +463,10 @@ def _clamp_body(xp: Any, a: Any, lo: Any, hi: Any, out: Any) -> None:
     elif hi is None:
         xp.maximum(a, lo, out=out)
     else:
-        xp.minimum(xp.maximum(a, lo), hi, out=out)
+        # The intermediate in the dtype of all three operands, as np.clip computes: maximum(a, lo) alone would
+        # promote a with lo only, where a Python int bound may not fit a's dtype (int8 with 1000, though hi makes
+        # the result int16), or whose result need not cast to out (bool with 0 is int64; with a uint8 hi, uint8).
+        xp.minimum(xp.maximum(a, lo, dtype=np.result_type(_weak(a), _weak(lo), _weak(hi))), hi, out=out)
 
 
 @_ks.clamp.cpu
