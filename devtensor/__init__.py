@@ -7,6 +7,7 @@ dtypes, creation functions, and every op in its functional (``add``), inplace (`
 
 from devtensor import cpu, cuda, kernel_signatures  # device bindings, typed kernel registration
 from devtensor import kernels as _kernels  # defines the built-in ops
+from devtensor import library as library  # custom ops, out-of-tree backends, overrides, check
 from devtensor._generated_ops import *
 from devtensor._generated_ops import __all__ as _ops_all
 from devtensor.creation import (

@@ -175,7 +175,7 @@ def _classify(op: str, name: str, hint: Any) -> tuple[str, bool]:
     if Tensor in args:
         if all(a is Tensor or a in (bool, int, float, complex) for a in args):
             return TENSOR_OR_SCALAR, optional
-        _unsupported(op, name, hint, "TensorOrScalar" if optional else "Tensor | None, or TensorOrScalar")
+        _unsupported(op, name, hint, "TensorOrScalar" + (" | None" if optional else ", or Tensor | None"))
     if any(_is_tensor_sequence(a) for a in args):
         if len(args) == 1 and _tensor_list_ok(args[0]):
             return TENSOR_LIST, optional
@@ -259,7 +259,7 @@ def _nearest(hint: Any) -> str:
         inner = _nearest_scalar(items[0]) if items else "int"
         return f"Sequence[{inner}]"
     if origin is collections.abc.Callable or (isinstance(origin, type) and issubclass(origin, types.FunctionType)):
-        return "str, or Literal['name', ...] (choose the function by name inside the meta function and impls)"
+        return "Literal['name', ...] or str (choose the function by name inside the meta function and impls)"
     if origin in _SEQUENCE_ORIGINS:
         if items and (_is_tensor_sequence(hint) or any(typing.get_origin(i) in _SEQUENCE_ORIGINS for i in items)):
             inner = "Tensor" if _is_tensor_sequence(hint) else "int"
@@ -366,7 +366,7 @@ def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
         category, optional = _classify(name, p.name, hint)
         if p.default is not p.empty:
             _check_default(name, p.name, hint, category, optional, p.default)
-        annotation = p.annotation if isinstance(p.annotation, str) else _annotation_text(hint)
+        annotation = _canonical_annotation(hint, category, optional)
         params.append(
             Param(
                 p.name,
@@ -380,6 +380,53 @@ def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
     if not params or params[0].category not in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST):
         raise TypeError(f"{name}: the first parameter of the meta function must be a Tensor (or a tensor list)")
     return OpSchema(name, tuple(params))
+
+
+def _canonical_annotation(hint: Any, category: str, optional: bool) -> str:
+    """The annotation text codegen writes for a parameter, rendered from the resolved ``hint`` in the names the
+    generated modules import (``Tensor``, ``TensorOrScalar``, ``Scalar``, ``Sequence``, ``Literal``,
+    ``DTypeLike``), however the meta function spelled it (``typing.Optional[int]``, ``collections.abc.Sequence``)."""
+    none = " | None" if optional else ""
+    if category == TENSOR:
+        return "Tensor" + none
+    if category == TENSOR_OR_SCALAR:
+        return "TensorOrScalar" + none
+    if category == SCALAR:
+        return "Scalar" + none
+    origin = typing.get_origin(hint)
+    members = typing.get_args(hint) if origin is Union or origin is types.UnionType else (hint,)
+    parts: list[str] = []
+    for m in members:
+        if m is type(None):
+            continue
+        text = "DTypeLike" if _is_dtype_like(m) else _leaf_text(m)
+        if text == "str" and any(_is_dtype_like(x) for x in members):
+            text = "DTypeLike"
+        if text not in parts:
+            parts.append(text)
+    return " | ".join(parts) + none
+
+
+def _is_dtype_like(hint: Any) -> bool:
+    import numpy as np
+
+    return hint is np.dtype or typing.get_origin(hint) is np.dtype or hint is type or typing.get_origin(hint) is type
+
+
+def _leaf_text(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return "Literal[" + ", ".join(repr(v) for v in typing.get_args(hint)) + "]"
+    if origin in _SEQUENCE_ORIGINS:
+        items = typing.get_args(hint)
+        name = "Sequence" if origin is Sequence else origin.__name__
+        inner = ", ".join("..." if i is Ellipsis else _leaf_text(i) for i in items)
+        return f"{name}[{inner}]"
+    if hint is Tensor:
+        return "Tensor"
+    if isinstance(hint, type):
+        return hint.__name__
+    return _hint_text(hint)
 
 
 def _check_default(op: str, name: str, hint: Any, category: str, optional: bool, default: object) -> None:
@@ -397,17 +444,11 @@ def _check_default(op: str, name: str, hint: Any, category: str, optional: bool,
         )
 
 
-def _annotation_text(hint: Any) -> str:
-    if isinstance(hint, type):
-        return hint.__name__
-    return repr(hint).replace("typing.", "").replace("devtensor.tensor.", "")
-
-
 def check_identifier(op: str, arg: str, name: object) -> str:
     """``name`` if it is a plain, non-keyword, non-dunder ASCII Python identifier; else ValueError naming op/arg.
 
-    ASCII only: NFKC normalisation makes non-ASCII look-alikes (``ｏｕｔ``) the same identifier as their ASCII
-    forms to Python, so they could sneak past a reserved-name check.
+    ASCII only: Python's NFKC normalisation makes non-ASCII look-alikes (fullwidth letters, ligatures) the same
+    identifier as their ASCII forms, so they could sneak past a reserved-name check.
     """
     if (
         not isinstance(name, str)
@@ -525,6 +566,8 @@ def remove_op(name: str) -> StructuredOp:
         KeyError: no op of that name.
     """
     op = _ops.pop(name)
+    for cached in [k for k in _bindings if k[0] == name]:
+        del _bindings[cached]
     if op.method:
         for attr, fn in ((name, op.functional), (name + "_", op.inplace)):
             if fn is not None and Tensor.__dict__.get(attr) is fn:

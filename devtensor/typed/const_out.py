@@ -34,6 +34,8 @@ class _ArrayOf:
     def __get__(self, obj: ConstOut[CPUTensor], owner: Any) -> np.ndarray[Any, np.dtype[Any]]: ...
     @overload
     def __get__(self, obj: ConstOut[CUDATensor], owner: Any) -> cupy.ndarray: ...
+    @overload
+    def __get__(self, obj: ConstOut[Tensor], owner: Any) -> Any: ...  # out-of-tree backends: their own arrays
     def __get__(self, obj: ConstOut[Any], owner: Any) -> Any:
         return obj._a
 

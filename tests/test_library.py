@@ -1,0 +1,805 @@
+"""devtensor.library: custom ops (annotations, schema strings, variants, safety), overrides, modes, the checker."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import itertools
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import Any, Literal
+
+import custom_ops_future
+import custom_ops_plain
+import numpy as np
+import pytest
+
+import devtensor as dt
+from devtensor import Tensor, library, structured
+from devtensor.dispatcher import DispatchKey
+from devtensor.errors import ArgumentTypeError, NoKernelError
+from devtensor.structured import TensorSpec, all_ops
+from devtensor.typed import ConstOut, CPUTensor
+
+_counter = itertools.count()
+
+
+def unique(prefix: str) -> str:
+    """An op name no other test uses."""
+    return f"{prefix}_t{next(_counter)}"
+
+
+@pytest.fixture(autouse=True)
+def _remove_new_ops() -> Iterator[None]:
+    """Every op a test defines is removed afterwards (codegen and other tests must not see it)."""
+    before = {op.name for op in all_ops()}
+    yield
+    for op in all_ops():
+        if op.name not in before:
+            library.remove_op(op)
+
+
+def cpu_array(t: Tensor) -> np.ndarray[Any, Any]:
+    return np.array(t.cpu().numpy(), copy=True)
+
+
+def define_mul2(name: str | None = None, *, method: bool = False) -> structured.StructuredOp:
+    """A custom op: ``self * 2`` (CPU impl)."""
+
+    def meta(self: Tensor) -> TensorSpec:
+        return self.shape, self.dtype
+
+    op = library.custom_op(name or unique("mul2"), elementwise=True, method=method)(meta)
+
+    @op.impl("cpu")
+    def _(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.multiply(self.array, 2, out=out.array)
+
+    return op
+
+
+# --- annotations -------------------------------------------------------------------------------------------
+
+# meta name -> [(param, category, optional, kw_only, annotation text)]
+EXPECTED: dict[str, list[tuple[str, str, bool, bool, str]]] = {
+    "m_tensor": [("self", "Tensor", False, False, "Tensor")],
+    "m_optional_tensor": [
+        ("self", "Tensor", False, False, "Tensor"),
+        ("other", "Tensor", True, False, "Tensor | None"),
+        ("weight", "Tensor", True, False, "Tensor | None"),
+    ],
+    "m_list": [("tensors", "TensorList", False, False, "list[Tensor]")],
+    "m_sequence": [
+        ("tensors", "TensorList", False, False, "Sequence[Tensor]"),
+        ("extra", "TensorList", True, False, "Sequence[Tensor] | None"),
+    ],
+    "m_typing_sequence": [("tensors", "TensorList", False, False, "Sequence[Tensor]")],
+    "m_tuple": [("tensors", "TensorList", False, False, "tuple[Tensor, ...]")],
+    "m_tensor_or_scalar": [
+        ("self", "TensorOrScalar", False, False, "TensorOrScalar"),
+        ("other", "TensorOrScalar", False, False, "TensorOrScalar"),
+        ("bias", "TensorOrScalar", True, False, "TensorOrScalar | None"),
+    ],
+    "m_scalar": [
+        ("self", "Tensor", False, False, "Tensor"),
+        ("alpha", "Scalar", False, False, "Scalar"),
+        ("beta", "Scalar", True, False, "Scalar | None"),
+    ],
+    "m_values": [
+        ("self", "Tensor", False, False, "Tensor"),
+        ("n", "other", False, False, "int"),
+        ("x", "other", False, False, "float"),
+        ("flag", "other", False, False, "bool"),
+        ("name", "other", False, False, "str"),
+        ("z", "other", False, False, "complex"),
+    ],
+    "m_optional_values": [
+        ("self", "Tensor", False, False, "Tensor"),
+        ("n", "other", True, False, "int | None"),
+        ("x", "other", True, False, "float | None"),
+        ("flag", "other", True, False, "bool | None"),
+        ("name", "other", True, False, "str | None"),
+        ("m", "other", True, False, "int | None"),
+    ],
+    "m_sequences": [
+        ("self", "Tensor", False, False, "Tensor"),
+        ("dims", "other", False, False, "Sequence[int]"),
+        ("sizes", "other", True, False, "list[int] | None"),
+        ("pads", "other", False, False, "tuple[int, ...]"),
+        ("pair", "other", False, False, "tuple[int, int]"),
+        ("scales", "other", False, False, "Sequence[float]"),
+        ("dim", "other", True, False, "int | Sequence[int] | None"),
+    ],
+    "m_literal": [
+        ("self", "Tensor", False, False, "Tensor"),
+        ("mode", "other", False, False, "Literal['a', 'b']"),
+        ("order", "other", True, False, "Literal[1, 2] | None"),
+    ],
+    "m_dtype": [("self", "Tensor", False, False, "Tensor"), ("dtype", "other", True, False, "DTypeLike | None")],
+    "m_kw_only": [
+        ("self", "Tensor", False, False, "Tensor"),
+        ("other", "Tensor", False, False, "Tensor"),
+        ("alpha", "other", False, True, "float"),
+        ("out_dtype", "other", True, True, "str | None"),
+    ],
+}
+
+MODULES = [pytest.param(custom_ops_plain, id="plain"), pytest.param(custom_ops_future, id="future")]
+
+
+def _calls(m: Tensor) -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
+    """One call per meta (on meta tensors: the front runs the meta function only)."""
+    return {
+        "m_tensor": ((m,), {}),
+        "m_optional_tensor": ((m,), {"other": m, "weight": None}),
+        "m_list": (([m, m],), {}),
+        "m_sequence": (((m,),), {"extra": [m]}),
+        "m_typing_sequence": (([m],), {}),
+        "m_tuple": (((m, m),), {}),
+        "m_tensor_or_scalar": ((2.0, m), {"bias": 1}),
+        "m_scalar": ((m, 2), {}),
+        "m_values": ((m, 1, 2.0, True, "x"), {}),
+        "m_optional_values": ((m,), {"n": 3, "name": None}),
+        "m_sequences": ((m,), {"dims": [0], "pads": (1, 1)}),
+        "m_literal": ((m, "b"), {"order": 2}),
+        "m_dtype": ((m,), {"dtype": "float32"}),
+        "m_kw_only": ((m, m), {"alpha": 0.5}),
+    }
+
+
+@pytest.mark.parametrize("module", MODULES)
+@pytest.mark.parametrize("meta_name", sorted(EXPECTED))
+def test_annotation_forms(module: ModuleType, meta_name: str) -> None:
+    """Every supported annotation gives the expected schema, with and without postponed annotations, and the
+    generated front accepts a call."""
+    meta = getattr(module, meta_name)
+    op = library.custom_op(unique(meta_name))(meta)
+    got = [(p.name, p.category, p.optional, p.kw_only, p.annotation) for p in op.schema.params]
+    assert got == EXPECTED[meta_name]
+    defaults = {p.name: p.default for p in op.schema.params if p.has_default}
+    assert defaults == {
+        p.name: p.default for p in inspect.signature(meta).parameters.values() if p.default is not p.empty
+    }
+    m = dt.empty(2, 3, device="meta")
+    args, kwargs = _calls(m)[meta_name]
+    result = op.functional(*args, **kwargs)
+    assert result.device.type == "meta"
+
+
+def test_plain_and_future_modules_share_one_body() -> None:
+    marker = "# --- body shared with"
+    bodies = []
+    for module in (custom_ops_plain, custom_ops_future):
+        assert module.__file__ is not None
+        with open(module.__file__) as f:
+            text = f.read()
+        bodies.append(text.split(marker, 1)[1].split("\n", 1)[1])
+    assert bodies[0] == bodies[1]
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_unsupported_annotations_name_parameter_and_nearest_type(module: ModuleType) -> None:
+    for meta, param, nearest in module.UNSUPPORTED:
+        name = unique(meta.__name__)
+        with pytest.raises(TypeError) as info:
+            library.custom_op(name)(meta)
+        message = str(info.value)
+        assert message.startswith(f"{name}:"), message
+        assert f"'{param}'" in message, message
+        assert f"nearest supported type: {nearest}" in message, message
+        assert name not in {op.name for op in all_ops()}
+
+
+def test_unresolvable_postponed_annotation_names_the_parameter() -> None:
+    def meta(self: Tensor, k: int) -> TensorSpec:
+        return self.shape, self.dtype
+
+    meta.__annotations__ = {"self": "Tensor", "k": "NoSuchType", "return": "TensorSpec"}
+    with pytest.raises(TypeError, match=r"parameter 'k'.*does not resolve"):
+        library.custom_op(unique("unresolved"))(meta)
+
+
+def test_definition_errors() -> None:
+    def no_annotation(self: Tensor, k) -> TensorSpec:  # type: ignore[no-untyped-def]
+        return self.shape, self.dtype
+
+    def variadic(self: Tensor, *rest: int) -> TensorSpec:
+        return self.shape, self.dtype
+
+    def first_not_tensor(k: int, self: Tensor) -> TensorSpec:
+        return self.shape, self.dtype
+
+    def none_default(self: Tensor, k: int = None) -> TensorSpec:  # type: ignore[assignment]  # noqa: RUF013
+        return self.shape, self.dtype
+
+    def bad_literal_default(self: Tensor, mode: Literal["a", "b"] = "c") -> TensorSpec:  # type: ignore[assignment]
+        return self.shape, self.dtype
+
+    cases: list[tuple[Callable[..., TensorSpec], str]] = [
+        (no_annotation, "has no annotation"),
+        (variadic, r"\*args"),
+        (first_not_tensor, "first parameter"),
+        (none_default, "defaults to None"),
+        (bad_literal_default, "not one of"),
+    ]
+    for meta, match in cases:
+        with pytest.raises(TypeError, match=match):
+            library.custom_op(unique("bad"))(meta)
+
+
+# --- schema strings ------------------------------------------------------------------------------------------
+
+
+def test_schema_string() -> None:
+    schema = library.parse_schema(
+        "softplus_s(Tensor self, float beta=1.0, float threshold=20.0, *, int[] dims=[0, 1], int[2] pad=1, "
+        "str? mode=None, bool flag=False, Scalar alpha=-2.5e-1, ScalarType? dtype=None, Tensor? w=None) -> Tensor"
+    )
+    got = [(p.name, p.category, p.optional, p.kw_only, p.annotation, p.default) for p in schema.params]
+    assert got == [
+        ("self", "Tensor", False, False, "Tensor", inspect.Parameter.empty),
+        ("beta", "other", False, False, "float", 1.0),
+        ("threshold", "other", False, False, "float", 20.0),
+        ("dims", "other", False, True, "Sequence[int]", (0, 1)),
+        ("pad", "other", False, True, "Sequence[int]", (1, 1)),
+        ("mode", "other", True, True, "str | None", None),
+        ("flag", "other", False, True, "bool", False),
+        ("alpha", "Scalar", False, True, "Scalar", -0.25),
+        ("dtype", "other", True, True, "DTypeLike | None", None),
+        ("w", "Tensor", True, True, "Tensor | None", None),
+    ]
+    strings = library.parse_schema("f(Tensor[] xs, str mode='a b', str? other=\"x\", float eps=inf) -> Tensor")
+    assert [p.default for p in strings.params[1:]] == ["a b", "x", float("inf")]
+    assert strings.params[0].category == "TensorList"
+
+
+def test_custom_op_with_schema_string_runs_all_variants() -> None:
+    name = unique("scaled")
+
+    def meta(self, scale, *, shift):  # type: ignore[no-untyped-def]
+        return self.shape, self.dtype
+
+    op = library.custom_op(schema=f"{name}(Tensor self, float scale=2.0, *, float shift=0.5) -> Tensor")(meta)
+    assert op.name == name
+
+    @op.impl("cpu")
+    def _(self: CPUTensor, scale: float, *, shift: float, out: ConstOut[CPUTensor]) -> None:
+        np.copyto(out.array, self.array * scale + shift)
+
+    x = dt.tensor([1.0, 2.0])
+    assert op.functional(x).tolist() == [2.5, 4.5]
+    assert op.functional(x, 3.0, shift=0.0).tolist() == [3.0, 6.0]
+    assert op.inplace is not None
+    op.inplace(x)
+    assert x.tolist() == [2.5, 4.5]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "f(Tensor self) -> Tensor junk",
+        "f(Tensor self -> Tensor",
+        "f(Tensor self) -> int",
+        "f(Tensor(a!) self) -> Tensor",
+        "f(Tensor self, dict d) -> Tensor",
+        "f(Tensor self, int k=1.5) -> Tensor",
+        "f(Tensor self, int k=None) -> Tensor",
+        "f(Tensor self, str s='a\\'b') -> Tensor",
+        "f(Tensor self, Tensor other=1) -> Tensor",
+        "f(int k, Tensor self) -> Tensor",
+        "f(Tensor self, int self) -> Tensor",
+        "f(Tensor self, *, *, int k) -> Tensor",
+        "f(Tensor self, int k=1, int j) -> Tensor",
+        "f() -> Tensor",
+        "f(Tensor self, float x=__import__) -> Tensor",
+        "f(Tensor self, int[0] k) -> Tensor",
+        "f(Tensor self, int[1.5] k) -> Tensor",
+    ],
+)
+def test_malformed_schema_strings_are_rejected(text: str) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        library.parse_schema(text)
+
+
+def test_schema_string_must_match_meta_signature() -> None:
+    def meta(self: Tensor, other: float) -> TensorSpec:
+        return self.shape, self.dtype
+
+    with pytest.raises(TypeError, match="same names and kinds"):
+        library.custom_op(schema=f"{unique('mismatch')}(Tensor self, float scale) -> Tensor")(meta)
+
+
+# --- safety ---------------------------------------------------------------------------------------------------
+
+MALICIOUS_NAMES = [
+    "x); import os; os.system('echo pwned')#",
+    "x(): pass\nimport os\ndef y",
+    "__class__",
+    "__init__",
+    "out",
+    "ｏｕｔ",  # noqa: RUF001  fullwidth letters: NFKC-normalises to "out"
+    "\u0430dd",  # a Cyrillic look-alike of "add"
+    "class",
+    "lambda",
+    "",
+    "1abc",
+    "a b",
+    "a.b",
+    "_private",
+    "isinstance",
+    "type",
+    "str",
+    42,
+]
+
+
+@pytest.mark.parametrize("bad", MALICIOUS_NAMES, ids=repr)
+def test_malicious_op_names_are_rejected(bad: Any) -> None:
+    def meta(self: Tensor) -> TensorSpec:
+        return self.shape, self.dtype
+
+    before = len(all_ops())
+    with pytest.raises(ValueError):
+        library.custom_op(bad)(meta)
+    with pytest.raises((ValueError, TypeError)):
+        library.parse_schema(f"{bad}(Tensor self) -> Tensor")
+    assert len(all_ops()) == before
+
+
+@pytest.mark.parametrize("bad", [n for n in MALICIOUS_NAMES if isinstance(n, str) and n], ids=repr)
+def test_malicious_parameter_names_are_rejected(bad: str) -> None:
+    """Parameter names reach the generated source: a forged signature with any bad name is refused, and so is
+    a schema string with one."""
+
+    def meta(self: Tensor, k: int) -> TensorSpec:
+        return self.shape, self.dtype
+
+    params = list(inspect.signature(meta).parameters.values())
+    forged = params[1].replace(name="k")
+    object.__setattr__(forged, "_name", bad)  # inspect.Parameter validates names; forge past it
+    meta.__signature__ = inspect.Signature([params[0], forged])  # type: ignore[attr-defined]
+    meta.__annotations__ = {"self": Tensor, bad: int, "return": TensorSpec}
+    with pytest.raises((ValueError, TypeError)):
+        library.custom_op(unique("forged"))(meta)
+    with pytest.raises(ValueError):
+        library.parse_schema(f"f_{next(_counter)}(Tensor self, int {bad}) -> Tensor")
+
+
+def test_string_defaults_never_reach_generated_source() -> None:
+    name = unique("inject")
+    payload = "'); import os; os.system('echo pwned') #"
+
+    def meta(self, mode):  # type: ignore[no-untyped-def]
+        return self.shape, self.dtype
+
+    op = library.custom_op(schema=f'{name}(Tensor self, str mode="{payload}") -> Tensor')(meta)
+    source: str = op.functional.__source__  # type: ignore[attr-defined]
+    assert "import os" not in source and "pwned" not in source
+    assert op.schema.params[1].default == payload
+    assert op.functional(dt.empty(2, device="meta")).shape == (2,)
+
+
+def test_generated_fronts_use_only_reserved_builtins() -> None:
+    """Names the fronts' source uses besides params and ``_``-globals must be in structured._SOURCE_NAMES
+    (so that no op or parameter of that name can shadow them)."""
+    for op in all_ops():
+        params = {p.name for p in op.schema.params} | {"out"}
+        for fn in (op.functional, op.inplace):
+            if fn is None:
+                continue
+            tree = ast.parse(fn.__source__)  # type: ignore[attr-defined]
+            defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Name) and not node.id.startswith("_"):
+                    assert node.id in params | defined | structured._SOURCE_NAMES, (op.name, node.id)
+
+
+def test_redefinition_needs_replace() -> None:
+    name = unique("redef")
+    first = define_mul2(name)
+    with pytest.raises(ValueError, match="defined already"):
+        define_mul2(name)
+
+    def meta(self: Tensor) -> TensorSpec:
+        return self.shape, self.dtype
+
+    second = library.custom_op(name, replace=True)(meta)
+    assert library.get_op(name) is second and second is not first
+    with pytest.raises(NoKernelError):  # the new op has no kernels of the old one
+        second.functional(dt.ones(2))
+
+
+def test_builtin_and_view_ops_cannot_be_redefined_or_removed() -> None:
+    def meta(self: Tensor) -> TensorSpec:
+        return self.shape, self.dtype
+
+    for name in ("add", "reshape"):
+        with pytest.raises(ValueError):
+            library.custom_op(name, replace=True)(meta)
+    with pytest.raises(ValueError):
+        library.remove_op("add")
+    assert dt.add(dt.ones(1), 1).tolist() == [2.0]
+
+
+def test_methods_only_on_request_and_never_shadowing() -> None:
+    op = define_mul2()
+    assert not hasattr(Tensor, op.name)
+    named = define_mul2(method=True)
+    x = dt.tensor([1.0, 2.0])
+    assert getattr(x, named.name)().tolist() == [2.0, 4.0]
+    library.remove_op(named)
+    assert not hasattr(Tensor, named.name)
+
+    def meta(self: Tensor) -> TensorSpec:
+        return self.shape, self.dtype
+
+    for attr in ("numpy", "shape", "to"):
+        with pytest.raises(ValueError, match="shadow"):
+            library.custom_op(attr, method=True)(meta)
+    assert isinstance(x.shape, tuple)
+
+
+# --- variants --------------------------------------------------------------------------------------------------
+
+
+def test_custom_op_variants_agree() -> None:
+    name = unique("axpy")
+
+    def meta(self: Tensor, other: Tensor, *, alpha: float = 1.0) -> TensorSpec:
+        if self.shape != other.shape:
+            raise ValueError(f"{name}: shapes differ")
+        return self.shape, np.result_type(self.dtype, other.dtype)
+
+    op = library.custom_op(name, elementwise=True)(meta)
+
+    @op.impl("cpu")
+    def _(self: CPUTensor, other: CPUTensor, *, alpha: float, out: ConstOut[CPUTensor]) -> None:
+        np.add(self.array * alpha, other.array, out=out.array)
+
+    rng = np.random.default_rng(1)
+    a_np, b_np = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    a, b = dt.from_numpy(a_np.copy()), dt.from_numpy(b_np.copy())
+    expected = a_np * 0.5 + b_np
+    functional = op.functional(a, b, alpha=0.5)
+    out = dt.empty(3, 4)
+    assert op.functional(a, b, alpha=0.5, out=out) is out
+    assert op.inplace is not None
+    inplace = op.inplace(a.clone(), b, alpha=0.5)
+    for result in (functional, out, inplace):
+        np.testing.assert_allclose(cpu_array(result), expected)
+    assert (out.version, functional.version) == (1, 0)
+    meta_result = op.functional(a.to("meta"), b.to("meta"))
+    assert (meta_result.shape, meta_result.dtype) == ((3, 4), np.dtype(np.float64))
+    # the common code comes for free: out dtype rules, partial overlap, device mismatch
+    with pytest.raises(dt.CastingError):
+        op.functional(a, b, out=dt.empty(3, 4, dtype=dt.int64))
+    with pytest.raises(dt.MemoryOverlapError):
+        op.inplace(a[:, 1:], a[:, :-1])
+    with pytest.raises(ArgumentTypeError):
+        op.functional(a, 1.0)
+    assert library.check(op, [((a, b), {"alpha": 0.5}), ((a, a), {})]).ok
+
+
+# --- overrides ------------------------------------------------------------------------------------------------
+
+
+def test_override_handle_and_undo() -> None:
+    op = define_mul2()
+    x = dt.tensor([1.0, 2.0])
+
+    def times3(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.multiply(self.array, 3, out=out.array)
+
+    def times4(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.multiply(self.array, 4, out=out.array)
+
+    h3 = library.override(op, "cpu", times3)
+    assert op.functional(x).tolist() == [3.0, 6.0]
+    with library.override(op.functional, DispatchKey.CPU, times4) as h4:
+        assert "(active)" in repr(h4)
+        assert op.functional(x).tolist() == [4.0, 8.0]
+        assert op.inplace is not None
+        assert op.inplace(x.clone()).tolist() == [4.0, 8.0]
+    assert not h4.active
+    assert op.functional(x).tolist() == [3.0, 6.0]
+    assert h3.remove() is True
+    assert h3.remove() is False and h4.remove() is False
+    assert op.functional(x).tolist() == [2.0, 4.0]
+    # removing an older override keeps the newer one on top
+    h3 = library.override(op, "cpu", times3)
+    h4 = library.override(op, "cpu", times4)
+    h3.remove()
+    assert op.functional(x).tolist() == [4.0, 8.0]
+    h4.remove()
+    assert op.functional(x).tolist() == [2.0, 4.0]
+
+
+def test_override_of_a_builtin_and_on_meta() -> None:
+    calls: list[str] = []
+
+    def add_logged(
+        self: CPUTensor | float, other: CPUTensor | float, *, alpha: float, out: ConstOut[CPUTensor]
+    ) -> None:
+        calls.append("add")
+        np.add(getattr(self, "array", self), np.multiply(getattr(other, "array", other), alpha), out=out.array)
+
+    x = dt.tensor([1.0, 2.0])
+    with library.override(dt.add, "cpu", add_logged):
+        assert (x + 1).tolist() == [2.0, 3.0]
+    assert calls == ["add"]
+    assert (x + 1).tolist() == [2.0, 3.0] and calls == ["add"]
+
+    seen: list[tuple[int, ...]] = []
+
+    def meta_add(self: Any, other: Any, *, alpha: Any, out: ConstOut[Any]) -> None:
+        seen.append(out.shape)
+
+    with library.override("add", "meta", meta_add):
+        dt.add(dt.empty(3, device="meta"), 1)
+    assert seen == [(3,)]
+
+
+def test_override_signature_is_validated() -> None:
+    op = define_mul2()
+
+    def wrong(x: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        pass
+
+    with pytest.raises(TypeError, match="parameters"):
+        library.override(op, "cpu", wrong)
+    with pytest.raises(KeyError):
+        library.override("no_such_op_anywhere", "cpu", wrong)
+
+
+def test_register_kernel_handle_restores_previous() -> None:
+    op = define_mul2()
+    x = dt.tensor([1.0])
+
+    def times5(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.multiply(self.array, 5, out=out.array)
+
+    with library.register_kernel(op, "cpu", times5):
+        assert op.functional(x).tolist() == [5.0]
+    assert op.functional(x).tolist() == [2.0]
+
+
+def test_overrides_under_concurrent_calls() -> None:
+    """Threads call the op while another registers and undoes an override in a loop: every result is the
+    kernel's or the override's, nothing raises, and once the loop is over calls use the kernel."""
+    op = define_mul2()
+    x_np = np.arange(64, dtype=np.float64)
+    x = dt.from_numpy(x_np.copy())
+
+    def times3(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.multiply(self.array, 3, out=out.array)
+
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    seen = {"kernel": 0, "override": 0}
+    lock = threading.Lock()
+
+    def caller() -> None:
+        try:
+            while not stop.is_set():
+                for _ in range(50):
+                    y = cpu_array(op.functional(x))
+                    if np.array_equal(y, x_np * 2):
+                        kind = "kernel"
+                    elif np.array_equal(y, x_np * 3):
+                        kind = "override"
+                    else:
+                        raise AssertionError(f"unexpected result {y[:4]}")
+                    with lock:
+                        seen[kind] += 1
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=caller) for _ in range(3)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 10
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # switch threads often: calls interleave with (un)registrations
+    try:
+        for i in itertools.count():
+            handle = library.override(op, "cpu", times3)
+            spin = time.perf_counter() + 50e-6
+            while time.perf_counter() < spin:  # keep the override on for a moment while the callers run
+                pass
+            if i % 2:
+                with handle:
+                    pass
+            else:
+                handle.remove()
+            handle.remove()
+            with lock:
+                both = seen["kernel"] > 0 and seen["override"] > 0
+            if (i >= 300 and both) or time.monotonic() > deadline:
+                break
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+        sys.setswitchinterval(interval)
+    assert not errors, errors
+    assert seen["kernel"] > 0 and seen["override"] > 0, seen
+    assert not op.table.overrides
+    assert np.array_equal(cpu_array(op.functional(x)), x_np * 2)
+
+
+# --- dispatch modes ---------------------------------------------------------------------------------------------
+
+
+def test_modes_record_and_count_calls() -> None:
+    op = define_mul2()
+    x = dt.tensor([1.0, 2.0])
+    out = dt.empty(2)
+    lines: list[str] = []
+    with library.LoggingMode(sink=lines.append) as log, library.CountingMode() as counter:
+        y = op.functional(x)
+        op.functional(x, out=out)
+        assert op.inplace is not None
+        op.inplace(y)
+        dt.add(x, 1)
+    assert log.names == [op.name, f"{op.name}.out", f"{op.name}_", "add"]
+    assert counter.counts == {op.name: 1, f"{op.name}.out": 1, f"{op.name}_": 1, "add": 1}
+    assert lines[0] == f"{op.name}(Tensor([2], float64, cpu))"
+    assert log.calls[1].kwargs["out"] is out
+    assert y.tolist() == [4.0, 8.0]
+    assert library.active_modes() == ()
+
+    class Doubling(library.DispatchMode):
+        """A mode that changes results: runs every op twice on its own output (functional only)."""
+
+        def __dispatch__(
+            self, op: Any, variant: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+        ) -> Any:
+            return func(func(*args, **kwargs))
+
+    with Doubling():
+        assert op.functional(x).tolist() == [4.0, 8.0]
+
+
+# --- the checker ------------------------------------------------------------------------------------------------
+
+
+def _unary(name: str, meta: Callable[..., TensorSpec], kernel: Callable[..., None]) -> structured.StructuredOp:
+    op = library.custom_op(name, elementwise=True)(meta)
+    op.register_kernel("cpu", kernel)
+    return op
+
+
+def _same(self: Tensor) -> TensorSpec:
+    return self.shape, self.dtype
+
+
+SAMPLES: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+    ((dt.tensor([[1.0, -2.0, 3.0], [0.5, 0.0, -1.5]]),), {}),
+    ((dt.tensor([4.0]),), {}),
+]
+
+
+def test_check_passes_good_ops_and_builtins() -> None:
+    op = define_mul2()
+    report = library.check(op, SAMPLES, reference=lambda a: a * 2)
+    assert report.ok, str(report)
+    assert {(key, variant) for _, key, variant in report.runs} >= {
+        ("cpu", "functional"),
+        ("cpu", "out"),
+        ("cpu", "inplace"),
+        ("meta", "functional"),
+        ("meta", "out"),
+    }
+    x = dt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert library.check(dt.add, [((x, x), {"alpha": 2})], reference=lambda a, b, alpha: a + alpha * b).ok
+    assert library.check(dt.sum, [((x,), {"dim": 1})], reference=lambda a, dim: a.sum(axis=dim)).ok
+    assert library.check(dt.matmul, [((x, x), {})]).ok
+
+
+def test_check_catches_a_wrong_meta_shape() -> None:
+    def rowsum_meta(self: Tensor) -> TensorSpec:
+        return self.shape, self.dtype  # wrong: the row sums have shape self.shape[:1]
+
+    def rowsum(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.sum(self.array, axis=1, out=out.array)
+
+    op = library.custom_op(unique("rowsum"), inplace=False)(rowsum_meta)
+    op.register_kernel("cpu", rowsum)
+    report = library.check(op, SAMPLES[:1])
+    assert "meta" in report.kinds(), str(report)
+    with pytest.raises(AssertionError, match=r"\[meta\]"):
+        library.check(op, SAMPLES[:1], raise_on_error=True)
+
+
+def test_check_catches_a_wrong_meta_dtype_with_a_reference() -> None:
+    def meta(self: Tensor) -> TensorSpec:
+        return self.shape, np.dtype(np.float32)  # wrong: the computation is float64
+
+    def kernel(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.exp(self.array, out=out.array)  # casts silently (same_kind) into the float32 output
+
+    op = _unary(unique("exp32"), meta, kernel)
+    assert library.check(op, SAMPLES).ok  # self-consistent...
+    report = library.check(op, SAMPLES, reference=np.exp)
+    assert "meta" in report.kinds(), str(report)  # ...but not what the computation gives
+
+
+def test_check_catches_a_data_dependent_meta() -> None:
+    def meta(self: Tensor) -> TensorSpec:
+        n = int(np.count_nonzero(self.numpy()))  # reads data: fails on meta tensors
+        return (n,), self.dtype
+
+    def kernel(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.copyto(out.array, self.array[self.array != 0])
+
+    op = library.custom_op(unique("nonzero"), inplace=False)(meta)
+    op.register_kernel("cpu", kernel)
+    report = library.check(op, SAMPLES)
+    assert any(p.kind == "meta" and p.key == "Meta" for p in report.problems), str(report)
+
+
+def test_check_catches_a_kernel_mutating_an_input() -> None:
+    def kernel(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.multiply(self.array, 2, out=self.array)  # mutates its input
+        np.copyto(out.array, self.array)
+
+    op = _unary(unique("mutating"), _same, kernel)
+    report = library.check(op, SAMPLES)
+    assert "mutation" in report.kinds(), str(report)
+    assert any("args[0] was modified" in p.message for p in report.problems)
+
+
+def test_check_catches_a_kernel_that_forgets_its_output() -> None:
+    def kernel(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        flat = out.array.reshape(-1)
+        flat[: flat.size // 2] = self.array.reshape(-1)[: flat.size // 2]  # the second half is never written
+
+    op = _unary(unique("lazy"), _same, kernel)
+    report = library.check(op, SAMPLES)
+    assert "unwritten" in report.kinds(), str(report)
+
+
+def test_check_catches_wrong_version_bumps_and_disagreeing_variants() -> None:
+    def bumping(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        self.add_(0)  # writes nothing new, but bumps the input's version counter
+        np.copyto(out.array, self.array)
+
+    report = library.check(_unary(unique("bumping"), _same, bumping), SAMPLES)
+    assert "version" in report.kinds(), str(report)
+
+    calls = itertools.count()
+
+    def drifting(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.add(self.array, next(calls), out=out.array)  # a different answer on every call
+
+    report = library.check(_unary(unique("drifting"), _same, drifting), SAMPLES)
+    assert "values" in report.kinds(), str(report)
+
+
+def test_check_report_api() -> None:
+    op = define_mul2()
+    report = library.check(op, [library.Sample((dt.ones(3),))], keys=["cpu"])
+    assert report.ok and {key for _, key, _ in report.runs} == {"cpu"}
+    assert "0 problem(s)" in str(report)
+    report.raise_if_failed()
+    with pytest.raises(ValueError, match="sample"):
+        library.check(op, [dt.ones(3)])  # type: ignore[list-item]
+
+
+def test_op_module_is_the_defining_module() -> None:
+    """An op belongs to the module applying the decorator, even with a meta function made by a devtensor
+    helper: codegen (which declares devtensor's own ops) must not pick it up, and it stays removable."""
+    from devtensor.meta import binary_ufunc_meta
+
+    name = unique("helper_meta")
+    op = library.custom_op(name, elementwise=True)(binary_ufunc_meta(name, np.multiply))
+    assert op.module == __name__
+    assert library.custom_op(unique("explicit"), module="mypkg.ops")(_same).module == "mypkg.ops"
+    op.register_kernel("cpu", library.get_op("mul").table.kernels[DispatchKey.CPU])
+    assert op.functional(dt.tensor([1.0, 2.0]), 3).tolist() == [3.0, 6.0]
+    library.remove_op(op)
+    with pytest.raises(KeyError):
+        library.get_op(name)
