@@ -49,6 +49,7 @@ from devtensor.errors import (
 )
 from devtensor.tensor import (
     Tensor,
+    TensorMeta,
     TensorOrScalar,
     TensorSpec,
     check_no_internal_overlap,
@@ -362,7 +363,7 @@ def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
             )
         if p.name not in hints:
             raise TypeError(f"{name}: parameter '{p.name}' of the meta function has no annotation")
-        hint = hints[p.name]
+        hint = _tensorize(hints[p.name])
         category, optional = _classify(name, p.name, hint)
         if p.default is not p.empty:
             _check_default(name, p.name, hint, category, optional, p.default)
@@ -380,6 +381,23 @@ def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
     if not params or params[0].category not in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST):
         raise TypeError(f"{name}: the first parameter of the meta function must be a Tensor (or a tensor list)")
     return OpSchema(name, tuple(params))
+
+
+def _tensorize(hint: Any) -> Any:
+    """``hint`` with ``TensorMeta`` (a meta function's read-only view of a tensor) replaced by ``Tensor``: the
+    schema, and so every variant, takes Tensors either way."""
+    if hint is TensorMeta:
+        return Tensor
+    args = typing.get_args(hint)
+    origin = typing.get_origin(hint)
+    if not args or origin is typing.Literal:
+        return hint
+    new = tuple(a if a is Ellipsis else _tensorize(a) for a in args)
+    if new == args:
+        return hint
+    if origin is Union or origin is types.UnionType:
+        return Union[new]  # noqa: UP007  (built from a tuple)
+    return origin[new if len(new) > 1 else new[0]]
 
 
 def _canonical_annotation(hint: Any, category: str, optional: bool) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeAlias, runtime_checkable
 
 import numpy as np
 
@@ -33,7 +33,7 @@ from devtensor.errors import (
 if TYPE_CHECKING:
     from devtensor.backends import Backend
 
-__all__ = ["Tensor", "TensorOrScalar", "TensorSpec", "new_storage"]
+__all__ = ["Tensor", "TensorMeta", "TensorMetaOrScalar", "TensorOrScalar", "TensorSpec", "new_storage"]
 
 
 def new_storage(root: object, version: int = 0) -> list[Any]:
@@ -387,6 +387,33 @@ class Tensor(TensorOpMethods):
         return (_rebuild, (self._backend.to_numpy(self._array), str(self._device)))
 
 
+@runtime_checkable
+class TensorMeta(Protocol):
+    """What a meta function may read of a tensor argument: its metadata, never its data.
+
+    Annotate a meta function's tensor parameters with ``TensorMeta`` (or ``TensorMetaOrScalar``,
+    ``Sequence[TensorMeta]``) instead of ``Tensor``: the op's schema is the same (its variants take Tensors), and
+    mypy then rejects a meta function that reads data (``.numpy()``, ``.item()``, indexing, ``.array``…). Every
+    Tensor satisfies it.
+    """
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+    @property
+    def dtype(self) -> DType: ...
+    @property
+    def ndim(self) -> int: ...
+    @property
+    def device(self) -> Device: ...
+    @property
+    def strides(self) -> tuple[int, ...]: ...
+    def numel(self) -> int: ...
+    def dim(self) -> int: ...
+    def size(self, dim: int | None = None) -> tuple[int, ...] | int: ...
+
+
+#: A tensor argument of a meta function that may also be a Python number.
+TensorMetaOrScalar: TypeAlias = TensorMeta | bool | int | float | complex
 #: A tensor argument that may also be a Python number (NumPy-style: ``add(2, t)`` works).
 TensorOrScalar: TypeAlias = Tensor | bool | int | float | complex
 #: What a meta function returns: the result's shape and dtype.

@@ -62,3 +62,41 @@ def test_example_runs_as_a_script() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "all results match NumPy" in done.stdout
+
+
+def test_generated_kernel_signatures_are_fresh() -> None:
+    """The documented command regenerates examples/custom_op/softplus_kernels.py; the checked-in file is current."""
+    from devtensor.codegen import main
+
+    if str(EXAMPLE_DIR) not in sys.path:
+        sys.path.insert(0, str(EXAMPLE_DIR))
+    out = EXAMPLE_DIR / "softplus_kernels.py"
+    assert main(["--package", "fused_softplus", "--out", str(out), "--check"]) == 0, (
+        "stale: run `PYTHONPATH=examples/custom_op python -m devtensor.codegen --package fused_softplus "
+        "--out examples/custom_op/softplus_kernels.py`"
+    )
+
+
+def test_mypy_checks_user_impls_against_the_generated_signatures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user's impl registered through their generated decorators is type-checked like a built-in one."""
+    mypy_api = pytest.importorskip("mypy.api")
+    source = tmp_path / "user_impls.py"
+    source.write_text(
+        "from devtensor.tensor import Tensor\n"
+        "from devtensor.typed import ConstOut, CPUTensor, CUDATensor\n"
+        "import softplus_kernels\n"
+        "@softplus_kernels.softplus.cpu\n"
+        "def good(self: CPUTensor, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None: ...\n"
+        "@softplus_kernels.softplus.cpu\n"
+        "def generic(self: Tensor, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None: ...\n"
+        "@softplus_kernels.softplus.cuda\n"
+        "def no_threshold(self: CUDATensor, beta: float, *, out: ConstOut[CUDATensor]) -> None: ...\n"
+    )
+    monkeypatch.setenv("MYPYPATH", f"{EXAMPLE_DIR}{':'}{ROOT / 'stubs'}")
+    stdout, _, _ = mypy_api.run(["--config-file", str(ROOT / "mypy.ini"), "--no-error-summary", str(source)])
+    errors = [line for line in stdout.splitlines() if ": error:" in line]
+    assert any(":6: error:" in e and "[type-var]" in e for e in errors), stdout
+    assert any(":8: error:" in e and "[arg-type]" in e for e in errors), stdout
+    assert not any(":4: error:" in e or ":5: error:" in e for e in errors), stdout

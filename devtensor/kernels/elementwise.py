@@ -23,8 +23,8 @@ from devtensor.meta import (
     check_python_ints,
     unary_ufunc_meta,
 )
-from devtensor.structured import StructuredOp, TensorOrScalar, TensorSpec, structured_op
-from devtensor.tensor import Tensor
+from devtensor.structured import StructuredOp, TensorSpec, structured_op
+from devtensor.tensor import Tensor, TensorMeta, TensorMetaOrScalar
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
 __all__ = [
@@ -245,7 +245,7 @@ _floor_div_meta = binary_ufunc_meta("div", np.floor_divide)
 
 
 @structured_op(elementwise=True)
-def div(self: TensorOrScalar, other: TensorOrScalar, *, rounding_mode: str | None = None) -> TensorSpec:
+def div(self: TensorMetaOrScalar, other: TensorMetaOrScalar, *, rounding_mode: str | None = None) -> TensorSpec:
     """``self / other``, elementwise (``torch.div``). ``rounding_mode``: None is true division
     (``np.true_divide``: integers give float64), ``'trunc'`` rounds toward zero, ``'floor'`` rounds down
     (``np.floor_divide``); with a rounding mode integers stay integers. Integer division by zero gives 0 with
@@ -317,7 +317,7 @@ _pow_meta = binary_ufunc_meta("pow", np.power)
 
 
 @structured_op(elementwise=True)
-def pow(self: TensorOrScalar, other: TensorOrScalar) -> TensorSpec:
+def pow(self: TensorMetaOrScalar, other: TensorMetaOrScalar) -> TensorSpec:
     """``self ** other``, elementwise (``torch.pow``; values as ``np.power``). Integer results with a
     negative integer exponent raise ValueError before anything is written, as NumPy and PyTorch do."""
     return _pow_meta(self, other)
@@ -439,7 +439,7 @@ minimum = _binary_ufunc(
 
 
 @structured_op(elementwise=True)
-def clamp(self: Tensor, min: TensorOrScalar | None = None, max: TensorOrScalar | None = None) -> TensorSpec:
+def clamp(self: TensorMeta, min: TensorMetaOrScalar | None = None, max: TensorMetaOrScalar | None = None) -> TensorSpec:
     """``self`` limited to ``[min, max]``, elementwise (``torch.clamp``; values as ``np.clip``: where
     ``min > max`` the result is ``max``). ``min`` and ``max`` are tensors or Python numbers; at least one must
     be given (ValueError otherwise). The result dtype promotes ``self`` with both bounds (NumPy's ``clip``).
@@ -500,7 +500,7 @@ clamp.meta.__doc__ = _doc("clamp", clamp.meta.__doc__ or "", "np.maximum / np.mi
 
 
 @structured_op(elementwise=True, inplace=False, method=False)
-def where(condition: Tensor, self: TensorOrScalar, other: TensorOrScalar) -> TensorSpec:
+def where(condition: TensorMeta, self: TensorMetaOrScalar, other: TensorMetaOrScalar) -> TensorSpec:
     """``self`` where ``condition`` is true, else ``other``, elementwise (``torch.where``, ``np.where``).
     ``condition`` must be a bool tensor (ArgumentTypeError otherwise, as PyTorch). The result dtype promotes
     ``self`` and ``other`` (NumPy's ``result_type``, weak Python scalars); all three broadcast."""

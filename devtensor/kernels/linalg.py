@@ -25,7 +25,7 @@ from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ScalarOverflowError, ShapeError
 from devtensor.meta import broadcast_shapes, ufunc_result_dtype
 from devtensor.structured import TensorSpec, structured_op
-from devtensor.tensor import Tensor
+from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
 __all__ = ["addmm", "bmm", "dot", "matmul", "mm", "outer"]
@@ -35,8 +35,8 @@ def _fmt(shape: tuple[int, ...]) -> str:
     return str(list(shape))
 
 
-def _matmul_dtype(op: str, a: Tensor, b: Tensor) -> DType:
-    return ufunc_result_dtype(op, np.matmul, a._dtype, b._dtype)
+def _matmul_dtype(op: str, a: TensorMeta, b: TensorMeta) -> DType:
+    return ufunc_result_dtype(op, np.matmul, a.dtype, b.dtype)
 
 
 def matmul_shape(
@@ -116,14 +116,14 @@ _SHAPES_DOC = """
 
 
 @structured_op(inplace=False)
-def matmul(self: Tensor, other: Tensor) -> TensorSpec:
+def matmul(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     """Matrix product with NumPy's ``matmul`` semantics (``torch.matmul`` agrees): 2-D @ 2-D is the matrix
     product ``[n, k] @ [k, m] -> [n, m]``; a 1-D first operand is a row vector and a 1-D second one a column
     vector, whose added dimension is removed again (1-D @ 1-D is a 0-d dot product); operands with more
     dimensions are stacks of matrices whose batch dimensions broadcast (``[2, 1, n, k] @ [3, k, m] ->
     [2, 3, n, m]``). 0-d operands are an error. Empty contracted dimensions give zeros.
     """
-    return matmul_shape("matmul", self._shape, other._shape), _matmul_dtype("matmul", self, other)
+    return matmul_shape("matmul", self.shape, other.shape), _matmul_dtype("matmul", self, other)
 
 
 @_ks.matmul.cpu
@@ -140,11 +140,11 @@ def _matmul_cuda(self: CUDATensor, other: CUDATensor, *, out: ConstOut[CUDATenso
 
 
 @structured_op(inplace=False)
-def mm(self: Tensor, mat2: Tensor) -> TensorSpec:
+def mm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     """Matrix product of two 2-D tensors, ``[n, k] @ [k, m] -> [n, m]`` (``torch.mm``; values as
     ``np.matmul``). No broadcasting: other ranks are an error (use ``matmul``).
     """
-    a, b = self._shape, mat2._shape
+    a, b = self.shape, mat2.shape
     if len(a) != 2 or len(b) != 2:
         raise ShapeError(
             f"mm: both arguments must be 2-D matrices, but 'self' has shape {_fmt(a)} and 'mat2' has shape {_fmt(b)}"
@@ -168,11 +168,11 @@ def _mm_cuda(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) -
 
 
 @structured_op(inplace=False)
-def bmm(self: Tensor, mat2: Tensor) -> TensorSpec:
+def bmm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     """Batched matrix product of two 3-D tensors with equal batch sizes, ``[b, n, k] @ [b, k, m] -> [b, n, m]``
     (``torch.bmm``; values as ``np.matmul``). No broadcasting: other ranks or batch sizes are an error.
     """
-    a, b = self._shape, mat2._shape
+    a, b = self.shape, mat2.shape
     if len(a) != 3 or len(b) != 3:
         raise ShapeError(
             f"bmm: both arguments must be 3-D, but 'self' has shape {_fmt(a)} and 'mat2' has shape {_fmt(b)}"
@@ -203,11 +203,11 @@ def _bmm_cuda(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) 
 
 
 @structured_op(inplace=False)
-def dot(self: Tensor, other: Tensor) -> TensorSpec:
+def dot(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     """Inner product of two 1-D tensors of equal length, a 0-d tensor (``torch.dot``; values as
     ``np.matmul`` of two vectors; empty vectors give 0). Other ranks or lengths are an error.
     """
-    a, b = self._shape, other._shape
+    a, b = self.shape, other.shape
     if len(a) != 1 or len(b) != 1:
         raise ShapeError(f"dot: 1-D tensors expected, but 'self' has shape {_fmt(a)} and 'other' has shape {_fmt(b)}")
     if a != b:
@@ -229,14 +229,14 @@ def _dot_cuda(self: CUDATensor, other: CUDATensor, *, out: ConstOut[CUDATensor])
 
 
 @structured_op(inplace=False)
-def outer(self: Tensor, vec2: Tensor) -> TensorSpec:
+def outer(self: TensorMeta, vec2: TensorMeta) -> TensorSpec:
     """Outer product of two 1-D tensors, ``[n] x [m] -> [n, m]`` with ``result[i, j] = self[i] * vec2[j]``
     (``torch.outer``, ``np.outer``). Result dtype: NumPy's for ``np.multiply`` of the two dtypes.
     """
-    a, b = self._shape, vec2._shape
+    a, b = self.shape, vec2.shape
     if len(a) != 1 or len(b) != 1:
         raise ShapeError(f"outer: 1-D tensors expected, but 'self' has shape {_fmt(a)} and 'vec2' has shape {_fmt(b)}")
-    return (a[0], b[0]), ufunc_result_dtype("outer", np.multiply, self._dtype, vec2._dtype)
+    return (a[0], b[0]), ufunc_result_dtype("outer", np.multiply, self.dtype, vec2.dtype)
 
 
 @_ks.outer.cpu
@@ -274,7 +274,7 @@ def _check_coefficient(name: str, value: Scalar, dtype: DType) -> None:
 
 
 @structured_op(elementwise=True)
-def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> TensorSpec:
+def addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *, beta: Scalar = 1, alpha: Scalar = 1) -> TensorSpec:
     """``beta * self + alpha * (mat1 @ mat2)`` for 2-D ``mat1 [n, k]`` and ``mat2 [k, m]``, with ``self``
     broadcasting to ``[n, m]`` (``torch.addmm``). With ``beta == 0``, ``self``'s values are ignored: nan and inf
     in it do not propagate (its shape must still broadcast).
@@ -289,7 +289,7 @@ def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Scalar = 1, alpha: 
         ShapeError (ValueError): ``mat1``/``mat2`` not 2-D, contracted dimensions that differ, or a ``self``
             that does not broadcast to ``[n, m]``; the message names the operand shapes.
     """
-    a, b, s = mat1._shape, mat2._shape, self._shape
+    a, b, s = mat1.shape, mat2.shape, self.shape
     if len(a) != 2 or len(b) != 2:
         raise ShapeError(
             f"addmm: 'mat1' and 'mat2' must be 2-D matrices, but 'mat1' has shape {_fmt(a)} and 'mat2' has shape "
@@ -311,7 +311,7 @@ def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Scalar = 1, alpha: 
                 f"addmm: argument 'self' of shape {_fmt(s)} cannot be broadcast to the shape {_fmt(shape)} of "
                 f"mat1 {_fmt(a)} @ mat2 {_fmt(b)}"
             )
-    dtype = result_type(self._dtype, _matmul_dtype("addmm", mat1, mat2))
+    dtype = result_type(self.dtype, _matmul_dtype("addmm", mat1, mat2))
     if beta != 1 or type(beta) is not int:
         _check_coefficient("beta", beta, dtype)
     if alpha != 1 or type(alpha) is not int:

@@ -25,7 +25,7 @@ from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, ShapeError
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.structured import TensorSpec, structured_op
-from devtensor.tensor import Tensor, _normalize_dim
+from devtensor.tensor import TensorMeta, _normalize_dim
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
 __all__ = [
@@ -80,7 +80,7 @@ _SOFTMAX_COMMON = """
 """
 
 
-def _softmax_meta(op: str, self: Tensor, dim: object) -> TensorSpec:
+def _softmax_meta(op: str, self: TensorMeta, dim: object) -> TensorSpec:
     _normalize_dim(op, dim, self.ndim)  # type: ignore[arg-type]  # it checks the type itself
     return (self.shape, _float_result(op, "self", self.dtype))
 
@@ -113,7 +113,7 @@ def _softmax_body(xp: Any, op: str, a: Any, dim: int, log: bool, out: Any) -> No
 
 
 @structured_op(inplace=False)
-def softmax(self: Tensor, dim: int) -> TensorSpec:
+def softmax(self: TensorMeta, dim: int) -> TensorSpec:
     """``exp(self) / sum(exp(self))`` along ``dim`` (``torch.softmax`` / ``torch.nn.functional.softmax``),
     computed stably: each slice's maximum is subtracted first, so huge logits (1e30) give exact results
     instead of inf/inf. A slice of only ``-inf`` gives nan, as PyTorch.
@@ -133,7 +133,7 @@ def _softmax_cuda(self: CUDATensor, dim: int, *, out: ConstOut[CUDATensor]) -> N
 
 
 @structured_op(inplace=False)
-def log_softmax(self: Tensor, dim: int) -> TensorSpec:
+def log_softmax(self: TensorMeta, dim: int) -> TensorSpec:
     """``self - logsumexp(self)`` along ``dim`` (``torch.log_softmax`` / ``torch.nn.functional.log_softmax``),
     computed stably: ``(x - m) - log(sum(exp(x - m)))`` with ``m`` each slice's maximum, so huge logits stay
     finite and very negative log-probabilities do not underflow to ``-inf`` as ``log(softmax(x))`` would.
@@ -157,7 +157,7 @@ def _log_softmax_cuda(self: CUDATensor, dim: int, *, out: ConstOut[CUDATensor]) 
 
 
 @structured_op(elementwise=True)
-def relu(self: Tensor) -> TensorSpec:
+def relu(self: TensorMeta) -> TensorSpec:
     """``max(self, 0)``, elementwise (``torch.relu``; values as ``np.maximum(self, 0)``: NaN propagates).
 
     Shapes: the result has ``self``'s shape. Dtypes: integers and floats keep theirs; bool and complex are
@@ -189,7 +189,7 @@ def _relu_cuda(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
 
 
 @structured_op(inplace=False, method=False)
-def one_hot(self: Tensor, num_classes: int = -1) -> TensorSpec:
+def one_hot(self: TensorMeta, num_classes: int = -1) -> TensorSpec:
     """One-hot encoding of class indices (``torch.nn.functional.one_hot``): ``result[..., k]`` is 1 where
     ``self[...] == k``, else 0.
 
@@ -254,7 +254,7 @@ def _one_hot_cuda(self: CUDATensor, num_classes: int, *, out: ConstOut[CUDATenso
 
 
 @structured_op(inplace=False, method=False)
-def cross_entropy(input: Tensor, target: Tensor) -> TensorSpec:
+def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
     """Mean cross-entropy loss of logits and class indices (``torch.nn.functional.cross_entropy`` with
     ``reduction='mean'``, no weights, no ignore_index, no label smoothing):
     ``mean_i(logsumexp(input[i, :]) - input[i, target[i]])``, computed stably (log-softmax with the row maximum
@@ -360,7 +360,9 @@ def _nearest_indices(length: int, out_len: int, scale_factor: float | None) -> n
 
 
 @structured_op(inplace=False, method=False)
-def upsample_nearest1d(self: Tensor, output_size: int | None = None, scale_factor: float | None = None) -> TensorSpec:
+def upsample_nearest1d(
+    self: TensorMeta, output_size: int | None = None, scale_factor: float | None = None
+) -> TensorSpec:
     """Nearest-neighbour upsampling (or downsampling) of the last dimension of a batch of 1-d signals
     (``torch.nn.functional.interpolate(mode='nearest')`` / ``aten::upsample_nearest1d``, PyTorch's legacy
     ``nearest`` rule, not ``nearest-exact``).

@@ -26,7 +26,7 @@ from devtensor.backends import cupy_module
 from devtensor.dtypes import DType, to_dtype
 from devtensor.errors import ArgumentTypeError, ShapeError
 from devtensor.structured import TensorSpec, structured_op
-from devtensor.tensor import Tensor, _normalize_dim
+from devtensor.tensor import TensorMeta, _normalize_dim
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
 if TYPE_CHECKING:
@@ -256,7 +256,7 @@ _DTYPE_ARG_DOC = """
 
 @structured_op(inplace=False)
 def sum(
-    self: Tensor,
+    self: TensorMeta,
     dim: int | tuple[int, ...] | None = None,
     keepdim: bool = False,
     *,
@@ -305,7 +305,7 @@ def _sum_cuda(
 
 @structured_op(inplace=False)
 def prod(
-    self: Tensor,
+    self: TensorMeta,
     dim: int | tuple[int, ...] | None = None,
     keepdim: bool = False,
     *,
@@ -355,7 +355,7 @@ def _prod_cuda(
 
 @structured_op(inplace=False)
 def mean(
-    self: Tensor,
+    self: TensorMeta,
     dim: int | tuple[int, ...] | None = None,
     keepdim: bool = False,
     *,
@@ -410,7 +410,7 @@ def _mean_cuda(
 
 
 @structured_op(inplace=False)
-def amax(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False) -> TensorSpec:
+def amax(self: TensorMeta, dim: int | tuple[int, ...] | None = None, keepdim: bool = False) -> TensorSpec:
     """Maximum of the elements over ``dim`` (``torch.amax``; values as ``np.amax``: NaN propagates).
 
     Result dtype: the input's. Reducing over a dimension of size 0 (or, with ``dim=None``, an empty tensor)
@@ -419,7 +419,7 @@ def amax(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool =
     return _extremum_meta("amax", self, dim, keepdim)
 
 
-def _extremum_meta(op: str, self: Tensor, dim: object, keepdim: bool) -> TensorSpec:
+def _extremum_meta(op: str, self: TensorMeta, dim: object, keepdim: bool) -> TensorSpec:
     _check_keepdim(op, keepdim)
     _no_complex(op, self.dtype)
     shape = self.shape
@@ -456,7 +456,7 @@ def _amax_cuda(
 
 
 @structured_op(inplace=False)
-def amin(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False) -> TensorSpec:
+def amin(self: TensorMeta, dim: int | tuple[int, ...] | None = None, keepdim: bool = False) -> TensorSpec:
     """Minimum of the elements over ``dim`` (``torch.amin``; values as ``np.amin``: NaN propagates).
 
     Result dtype: the input's. Reducing over a dimension of size 0 (or, with ``dim=None``, an empty tensor)
@@ -491,7 +491,7 @@ def _amin_cuda(
 
 
 @structured_op(inplace=False)
-def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> TensorSpec:
+def argmax(self: TensorMeta, dim: int | None = None, keepdim: bool = False) -> TensorSpec:
     """Index of the maximum along ``dim`` (``torch.argmax``; values as ``np.argmax``: the first maximal
     element wins, and the first NaN counts as the maximum).
 
@@ -503,7 +503,7 @@ def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tenso
     return _arg_meta("argmax", self, dim, keepdim)
 
 
-def _arg_meta(op: str, self: Tensor, dim: object, keepdim: bool) -> TensorSpec:
+def _arg_meta(op: str, self: TensorMeta, dim: object, keepdim: bool) -> TensorSpec:
     _check_keepdim(op, keepdim)
     _no_complex(op, self.dtype)
     if isinstance(dim, (tuple, list)):
@@ -535,7 +535,7 @@ def _argmax_cuda(self: CUDATensor, dim: int | None, keepdim: bool, *, out: Const
 
 
 @structured_op(inplace=False)
-def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> TensorSpec:
+def argmin(self: TensorMeta, dim: int | None = None, keepdim: bool = False) -> TensorSpec:
     """Index of the minimum along ``dim`` (``torch.argmin``; values as ``np.argmin``: the first minimal
     element wins, and the first NaN counts as the minimum).
 
@@ -571,7 +571,7 @@ def _check_correction(op: str, correction: object) -> float:
 
 
 def _moment_meta(
-    op: str, fn: Callable[..., Any], self: Tensor, dim: object, keepdim: bool, correction: object
+    op: str, fn: Callable[..., Any], self: TensorMeta, dim: object, keepdim: bool, correction: object
 ) -> TensorSpec:
     _check_keepdim(op, keepdim)
     _check_correction(op, correction)
@@ -587,7 +587,7 @@ def _moment_body(xp: Any, name: str, a: Any, dim: Any, keepdim: bool, correction
 
 @structured_op(inplace=False)
 def var(
-    self: Tensor,
+    self: TensorMeta,
     dim: int | tuple[int, ...] | None = None,
     keepdim: bool = False,
     *,
@@ -630,7 +630,7 @@ def _var_cuda(
 
 @structured_op(inplace=False)
 def std(
-    self: Tensor,
+    self: TensorMeta,
     dim: int | tuple[int, ...] | None = None,
     keepdim: bool = False,
     *,
@@ -674,7 +674,7 @@ def _std_cuda(
 
 
 @structured_op(inplace=False)
-def logsumexp(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False) -> TensorSpec:
+def logsumexp(self: TensorMeta, dim: int | tuple[int, ...] | None = None, keepdim: bool = False) -> TensorSpec:
     """``log(sum(exp(self)))`` over ``dim``, computed stably (``torch.logsumexp``; values as
     ``scipy.special.logsumexp``): the maximum ``m`` of each reduced slice is subtracted before ``exp`` and
     added back after ``log``, so huge logits do not overflow.
@@ -739,7 +739,7 @@ def _logsumexp_cuda(
 
 
 @structured_op(inplace=False)
-def all(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False) -> TensorSpec:
+def all(self: TensorMeta, dim: int | tuple[int, ...] | None = None, keepdim: bool = False) -> TensorSpec:
     """Whether every element over ``dim`` is true (non-zero) (``torch.all``; values as ``np.all``).
 
     Result dtype: bool, for every input dtype (NaN counts as true). Over an empty dimension the result is True.
@@ -777,7 +777,7 @@ def _all_cuda(
 
 
 @structured_op(inplace=False)
-def any(self: Tensor, dim: int | tuple[int, ...] | None = None, keepdim: bool = False) -> TensorSpec:
+def any(self: TensorMeta, dim: int | tuple[int, ...] | None = None, keepdim: bool = False) -> TensorSpec:
     """Whether any element over ``dim`` is true (non-zero) (``torch.any``; values as ``np.any``).
 
     Result dtype: bool, for every input dtype (NaN counts as true). Over an empty dimension the result is False.

@@ -38,7 +38,7 @@ from devtensor.backends import cupy_module
 from devtensor.dtypes import result_type
 from devtensor.errors import ArgumentTypeError, ShapeError, ViewError
 from devtensor.structured import TensorSpec, structured_op
-from devtensor.tensor import Tensor
+from devtensor.tensor import Tensor, TensorMeta
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 from devtensor.views import ViewSpec, view_op
 
@@ -255,7 +255,7 @@ def _reshape_spec(self: Tensor, shape: tuple[int, ...]) -> ViewSpec:
                 _contiguous_specs.clear()
             spec = _contiguous_specs[shape] = ViewSpec(shape, (shape, "reshape", None))
         return spec
-    strides = view_strides(self._shape, self.strides, shape)
+    strides = view_strides(self.shape, self.strides, shape)
     if strides is None:
         return ViewSpec(shape, (shape, "copy", None), copy=True)
     return ViewSpec(shape, (shape, "strided", strides))
@@ -282,7 +282,7 @@ def reshape(self: Tensor, shape: Sequence[int]) -> ViewSpec:
             negative size.
         ArgumentTypeError: ``shape`` is not a sequence of ints.
     """
-    return _reshape_spec(self, _infer_size("reshape", "shape", shape, self._shape))
+    return _reshape_spec(self, _infer_size("reshape", "shape", shape, self.shape))
 
 
 @view_op(name="view", varargs="shape")
@@ -296,12 +296,12 @@ def view(self: Tensor, shape: Sequence[int]) -> ViewSpec:
             (at least one dimension spans across two contiguous subspaces); ``reshape`` copies instead.
         ShapeError, ArgumentTypeError: as ``reshape``.
     """
-    new = _infer_size("view", "shape", shape, self._shape)
+    new = _infer_size("view", "shape", shape, self.shape)
     spec = _reshape_spec(self, new)
     if spec.copy:
         raise ViewError(
             f"view: view size is not compatible with input tensor's size and stride (at least one dimension spans "
-            f"across two contiguous subspaces): a tensor of shape {_fmt(self._shape)} and strides "
+            f"across two contiguous subspaces): a tensor of shape {_fmt(self.shape)} and strides "
             f"{_fmt(self.strides)} cannot be viewed as shape {_fmt(new)}; use .reshape(...) instead"
         )
     return spec
@@ -315,7 +315,7 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> ViewSpec:
     Raises:
         IndexError: a dim out of range.  ValueError: ``start_dim`` comes after ``end_dim``.
     """
-    shape = self._shape
+    shape = self.shape
     key = (shape, start_dim, end_dim) if type(start_dim) is int and type(end_dim) is int else None
     if key is not None:
         hit = _flatten_shapes.get(key)
@@ -364,7 +364,7 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> ViewSpec:
     Raises:
         IndexError: a dim out of range.  ArgumentTypeError: a dim that is not an int.
     """
-    shape = self._shape
+    shape = self.shape
     key = (shape, dim0, dim1) if type(dim0) is int and type(dim1) is int else None
     if key is not None:
         hit = _transpose_specs.get(key)
@@ -397,15 +397,15 @@ def permute(self: Tensor, dims: Sequence[int]) -> ViewSpec:
         ShapeError: ``len(dims)`` differs from ``self.ndim``.  ValueError: a repeated dim.
         IndexError: a dim out of range.
     """
-    ndim = len(self._shape)
+    ndim = len(self.shape)
     raw = _ints("permute", "dims", dims)
     if len(raw) != ndim:
         raise ShapeError(
             f"permute: the number of dims ({len(raw)}, argument 'dims' = {_fmt(raw)}) does not match the number "
-            f"of dimensions of the tensor ({ndim}, shape {_fmt(self._shape)})"
+            f"of dimensions of the tensor ({ndim}, shape {_fmt(self.shape)})"
         )
     order = _dims("permute", "dims", raw, ndim, allow_int=False) if ndim else ()
-    return ViewSpec(tuple(self._shape[d] for d in order), order)
+    return ViewSpec(tuple(self.shape[d] for d in order), order)
 
 
 for _op in (transpose, permute):
@@ -428,7 +428,7 @@ def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> ViewSpec:
     Raises:
         IndexError: a dim out of range.  ValueError: a repeated dim.
     """
-    shape = self._shape
+    shape = self.shape
     if dim is None:
         drop = tuple(i for i, n in enumerate(shape) if n == 1)
     else:
@@ -445,7 +445,7 @@ def unsqueeze(self: Tensor, dim: int) -> ViewSpec:
     Raises:
         IndexError: ``dim`` out of range.  ArgumentTypeError: ``dim`` is not an int.
     """
-    shape = self._shape
+    shape = self.shape
     d = _dim("unsqueeze", "dim", dim, len(shape) + 1)
     return ViewSpec((*shape[:d], 1, *shape[d:]), d)
 
@@ -463,7 +463,7 @@ def _unsqueeze(xp: ModuleType, array: Any, plan: int) -> Any:
 
 def _expand_spec(op: str, arg: str, self: Tensor, sizes_arg: object) -> ViewSpec:
     sizes = _ints(op, arg, sizes_arg)
-    shape = self._shape
+    shape = self.shape
     ndim, n = len(shape), len(sizes)
     if n < ndim:
         raise ShapeError(
@@ -548,7 +548,7 @@ def contiguous(self: Tensor) -> ViewSpec:
     storage. Meta tensors count as contiguous.
     """
     copy = not self._backend.is_contiguous(self._array)
-    return ViewSpec(self._shape, copy, copy=copy)
+    return ViewSpec(self.shape, copy, copy=copy)
 
 
 @contiguous.impl("cpu", "cuda")
@@ -560,7 +560,7 @@ def _contiguous(xp: ModuleType, array: Any, plan: bool) -> Any:
 
 
 def _pieces(op: str, self: Tensor, d: int, bounds: Sequence[tuple[int, int]]) -> tuple[ViewSpec, ...]:
-    shape = self._shape
+    shape = self.shape
     return tuple(ViewSpec((*shape[:d], stop - start, *shape[d + 1 :]), (d, start, stop)) for start, stop in bounds)
 
 
@@ -580,10 +580,10 @@ def split(self: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 
         ShapeError: a 0-d tensor, or sections that do not sum to the dim's size.
         ValueError: a negative size, or a size of 0 for a non-empty dim.  IndexError: ``dim`` out of range.
     """
-    if not self._shape:
+    if not self.shape:
         raise ShapeError("split: expects at least a 1-dimensional tensor, got a 0-d tensor")
-    d = _dim("split", "dim", dim, len(self._shape))
-    n = self._shape[d]
+    d = _dim("split", "dim", dim, len(self.shape))
+    n = self.shape[d]
     if isinstance(split_size_or_sections, bool) or not isinstance(split_size_or_sections, Sequence):
         size = _int("split", "split_size_or_sections", split_size_or_sections)
         if size < 0 or (size == 0 and n != 0):
@@ -598,7 +598,7 @@ def split(self: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 
     if sum(sections) != n:
         raise ShapeError(
             f"split: split sizes must sum exactly to {n} (the size of dimension {d} of the tensor of shape "
-            f"{_fmt(self._shape)}), but got split sizes {_fmt(sections)}"
+            f"{_fmt(self.shape)}), but got split sizes {_fmt(sections)}"
         )
     starts = [sum(sections[:i]) for i in range(len(sections))]
     return _pieces("split", self, d, [(s, s + k) for s, k in zip(starts, sections, strict=True)])
@@ -614,12 +614,12 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[ViewSpec, ...]:
         ShapeError: a 0-d tensor.  ValueError: ``chunks`` < 1.  IndexError: ``dim`` out of range.
     """
     count = _int("chunk", "chunks", chunks)
-    if not self._shape:
+    if not self.shape:
         raise ShapeError("chunk: expects at least a 1-dimensional tensor, got a 0-d tensor")
     if count <= 0:
         raise ValueError(f"chunk: argument 'chunks' must be greater than 0, got {count}")
-    d = _dim("chunk", "dim", dim, len(self._shape))
-    n = self._shape[d]
+    d = _dim("chunk", "dim", dim, len(self.shape))
+    n = self.shape[d]
     size = -(-n // count)
     bounds = [(0, 0)] * count if n == 0 else _equal_bounds(n, size)
     return _pieces("chunk", self, d, bounds)
@@ -638,11 +638,11 @@ for _op in (split, chunk):
 
 
 @structured_op(inplace=False, elementwise=True)
-def clone(self: Tensor) -> TensorSpec:
+def clone(self: TensorMeta) -> TensorSpec:
     """A copy of ``self`` with a new storage (``torch.clone``): same shape, dtype and device, C-contiguous.
     Out variant: ``clone(t, out=o)`` copies into ``o`` (same_kind cast; ``o`` may be ``t`` itself).
     """
-    return self._shape, self._dtype
+    return self.shape, self.dtype
 
 
 @_ks.clone.cpu
@@ -656,19 +656,19 @@ def _clone_cuda(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
 
 
 @structured_op(inplace=False)
-def flip(self: Tensor, dims: int | Sequence[int]) -> TensorSpec:
+def flip(self: TensorMeta, dims: int | Sequence[int]) -> TensorSpec:
     """A copy of ``self`` with the order of elements reversed along ``dims`` (an int or a sequence of ints;
     ``torch.flip``, ``np.flip``); a new storage. Functional and out variants.
 
     Raises:
         IndexError: a dim out of range.  ValueError: a repeated dim.  ArgumentTypeError: ``dims`` not ints.
     """
-    _dims("flip", "dims", dims, len(self._shape))
-    return self._shape, self._dtype
+    _dims("flip", "dims", dims, len(self.shape))
+    return self.shape, self.dtype
 
 
 def _flip_axes(self: Tensor, dims: int | Sequence[int]) -> tuple[int, ...]:
-    return _dims("flip", "dims", dims, len(self._shape)) if self._shape else ()
+    return _dims("flip", "dims", dims, len(self.shape)) if self.shape else ()
 
 
 @_ks.flip.cpu
@@ -686,13 +686,13 @@ def _flip_cuda(self: CUDATensor, dims: int | Sequence[int], *, out: ConstOut[CUD
 # --- cat, stack -----------------------------------------------------------------------------------------------
 
 
-def _list_meta(op: str, tensors: Sequence[Tensor]) -> None:
+def _list_meta(op: str, tensors: Sequence[TensorMeta]) -> None:
     if not tensors:
         raise ValueError(f"{op}: expected a non-empty list of Tensors (argument 'tensors')")
 
 
 @structured_op(inplace=False, method=False)
-def cat(tensors: Sequence[Tensor], dim: int = 0) -> TensorSpec:
+def cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     """The tensors joined along the existing dim ``dim`` (``torch.cat``, ``np.concatenate``): all must have
     the same number of dims (at least 1) and equal sizes except in ``dim``. The result dtype promotes all the
     dtypes (NumPy's ``result_type``); a new storage. Functional and out variants (an out overlapping an input
@@ -704,28 +704,28 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> TensorSpec:
         ValueError: an empty list.  IndexError: ``dim`` out of range.
     """
     _list_meta("cat", tensors)
-    first = tensors[0]._shape
+    first = tensors[0].shape
     for i, t in enumerate(tensors):
-        if not t._shape:
+        if not t.shape:
             raise ShapeError(f"cat: zero-dimensional tensor (at position {i}) cannot be concatenated")
-        if len(t._shape) != len(first):
+        if len(t.shape) != len(first):
             raise ShapeError(
-                f"cat: tensors must have the same number of dimensions: got {len(first)} and {len(t._shape)} "
-                f"(tensors[0] of shape {_fmt(first)}, tensors[{i}] of shape {_fmt(t._shape)})"
+                f"cat: tensors must have the same number of dimensions: got {len(first)} and {len(t.shape)} "
+                f"(tensors[0] of shape {_fmt(first)}, tensors[{i}] of shape {_fmt(t.shape)})"
             )
     d = _dim("cat", "dim", dim, len(first))
     total = 0
     for i, t in enumerate(tensors):
-        s = t._shape
+        s = t.shape
         if s[:d] != first[:d] or s[d + 1 :] != first[d + 1 :]:
             raise ShapeError(
                 f"cat: sizes of tensors must match except in dimension {d}: tensors[0] has shape {_fmt(first)} "
                 f"and tensors[{i}] has shape {_fmt(s)}"
             )
         total += s[d]
-    dtype = tensors[0]._dtype
-    if any(t._dtype is not dtype for t in tensors):
-        dtype = result_type(*(t._dtype for t in tensors))
+    dtype = tensors[0].dtype
+    if any(t.dtype is not dtype for t in tensors):
+        dtype = result_type(*(t.dtype for t in tensors))
     return (*first[:d], total, *first[d + 1 :]), dtype
 
 
@@ -745,7 +745,7 @@ def _cat_cuda(tensors: Sequence[CUDATensor], dim: int, *, out: ConstOut[CUDATens
 
 
 @structured_op(inplace=False, method=False)
-def stack(tensors: Sequence[Tensor], dim: int = 0) -> TensorSpec:
+def stack(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     """The tensors joined along a new dim inserted at ``dim`` (``torch.stack``, ``np.stack``): all must have
     the same shape; ``dim`` is in ``[-ndim - 1, ndim]``. The result dtype promotes all the dtypes; a new
     storage. Functional and out variants. All tensors on one device.
@@ -755,17 +755,17 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> TensorSpec:
         ValueError: an empty list.  IndexError: ``dim`` out of range.
     """
     _list_meta("stack", tensors)
-    first = tensors[0]._shape
+    first = tensors[0].shape
     for i, t in enumerate(tensors):
-        if t._shape != first:
+        if t.shape != first:
             raise ShapeError(
                 f"stack: expects each tensor to be equal size, but got {_fmt(first)} at entry 0 and "
-                f"{_fmt(t._shape)} at entry {i}"
+                f"{_fmt(t.shape)} at entry {i}"
             )
     d = _dim("stack", "dim", dim, len(first) + 1)
-    dtype = tensors[0]._dtype
-    if any(t._dtype is not dtype for t in tensors):
-        dtype = result_type(*(t._dtype for t in tensors))
+    dtype = tensors[0].dtype
+    if any(t.dtype is not dtype for t in tensors):
+        dtype = result_type(*(t.dtype for t in tensors))
     return (*first[:d], len(tensors), *first[d:]), dtype
 
 

@@ -5,10 +5,15 @@
 Composed from devtensor ops it would take five calls and four temporaries; as one op it is one front call, one
 meta check and one kernel per device.
 
-The op is defined with :func:`devtensor.library.custom_op` from its annotated meta function, and its impls
-with ``softplus_op.impl("cpu")`` / ``softplus_op.impl("cuda")`` (checked against the schema when registered;
-``python -m devtensor.codegen --package fused_softplus`` prints typed registration decorators that let mypy check
-them too). The variants:
+The op is defined with :func:`devtensor.library.custom_op` from its annotated meta function (its tensor
+parameter typed ``TensorMeta``, so mypy rejects a meta function that reads data), and its impls are registered
+with the typed decorators of ``softplus_kernels.py``, generated from the op's schema by
+
+    PYTHONPATH=examples/custom_op python -m devtensor.codegen --package fused_softplus \
+        --out examples/custom_op/softplus_kernels.py
+
+so mypy checks each impl against the op (tensor parameters refined to the key's type, a ConstOut output); the
+schema is checked again at run time when they register. The variants:
 
 * ``softplus(x, beta, threshold)`` (functional) and ``softplus(x, ..., out=y)`` (out),
 * ``softplus_(x, ...)`` (inplace),
@@ -30,11 +35,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import softplus_kernels
 
 from devtensor import Tensor, library
 from devtensor.backends import cupy_module
 from devtensor.errors import ArgumentTypeError
 from devtensor.structured import TensorSpec
+from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
 __all__ = ["softplus", "softplus_", "softplus_op", "softplus_reference"]
@@ -44,7 +51,7 @@ _FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
 @library.custom_op("softplus", elementwise=True)
-def softplus_op(self: Tensor, beta: float = 1.0, threshold: float = 20.0) -> TensorSpec:
+def softplus_op(self: TensorMeta, beta: float = 1.0, threshold: float = 20.0) -> TensorSpec:
     """Softplus, ``log(1 + exp(beta * x)) / beta`` (``x`` where ``beta * x > threshold``), elementwise.
 
     Shapes: the result has ``self``'s shape. Dtypes: float16/32/64, kept. Devices: ``self``'s.
@@ -61,7 +68,7 @@ def softplus_op(self: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Ten
     return self.shape, self.dtype
 
 
-@softplus_op.impl("cpu")
+@softplus_kernels.softplus.cpu
 def _softplus_cpu(self: CPUTensor, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None:
     x = self.array
     z = np.multiply(x, beta, dtype=x.dtype)  # the only temporary; every step below works in place in it
@@ -72,7 +79,7 @@ def _softplus_cpu(self: CPUTensor, beta: float, threshold: float, *, out: ConstO
     np.copyto(out.array, z)  # last: out may be x itself (the inplace variant)
 
 
-@softplus_op.impl("cuda")
+@softplus_kernels.softplus.cuda
 def _softplus_cuda(self: CUDATensor, beta: float, threshold: float, *, out: ConstOut[CUDATensor]) -> None:
     cp = cupy_module()
     x = self.array

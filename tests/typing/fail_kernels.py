@@ -49,3 +49,16 @@ def const_out_metadata(out: ConstOut[CPUTensor], other: np.ndarray[Any, Any]) ->
     out.array = other  # E: assignment
     out.resize_((3,))  # E: attr-defined
     out.set_(other)  # E: attr-defined
+
+
+def meta_reads_data() -> None:
+    from devtensor.structured import TensorSpec, structured_op
+    from devtensor.tensor import TensorMeta
+
+    @structured_op("typing_peek", inplace=False)
+    def peek(self: TensorMeta, other: TensorMeta) -> TensorSpec:
+        print(self.numpy())  # E: attr-defined
+        print(other.item())  # E: attr-defined
+        print(self[0])  # E: index
+        print(other.array)  # E: attr-defined
+        return (self.shape, self.dtype)
