@@ -20,7 +20,7 @@ import numpy as np
 from devtensor.device import Device, register_device_type
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType
-from devtensor.errors import NoDataError
+from devtensor.errors import ArgumentValueError, NoDataError
 from devtensor.tensor import Tensor, new_storage
 from devtensor.typed.refined import CPUTensor, CUDATensor, MetaTensor
 
@@ -67,8 +67,9 @@ class Backend:
         return array  # type: ignore[no-any-return]
 
     def to_numpy_shared(self, array: Any, device: Device) -> np.ndarray[Any, Any]:
-        """The data as a NumPy array sharing memory (CPU only)."""
-        return array  # type: ignore[no-any-return]
+        """The data as a NumPy array sharing memory (CPU only): a fresh view, so that reshaping or re-dtyping the
+        exported array in place cannot desynchronise the tensor."""
+        return array.view()  # type: ignore[no-any-return]
 
     def writeable(self, array: Any) -> bool:
         """Whether the memory can be written."""
@@ -98,7 +99,8 @@ class Backend:
     def shares_memory(self, a: Any, b: Any) -> bool:
         """Whether ``a`` and ``b`` share any element's memory (exact where affordable, else conservative)."""
         try:
-            return bool(np.shares_memory(a, b, max_work=100_000))  # type: ignore[arg-type]  # numpy's stub is too narrow
+            # numpy's stub types max_work as Literal[-1, 0] on some versions: too narrow.
+            return bool(np.shares_memory(a, b, max_work=100_000))  # type: ignore[arg-type, unused-ignore]
         except np.exceptions.TooHardError:
             return True
 
@@ -312,7 +314,7 @@ def backend_for(device: Device) -> Backend:
     try:
         return _backends[device.type]
     except KeyError:
-        raise ValueError(f"no backend is registered for device type {device.type!r}") from None
+        raise ArgumentValueError(f"no backend is registered for device type {device.type!r}") from None
 
 
 def _cuda_guard(index: int) -> AbstractContextManager[Any]:
@@ -357,5 +359,5 @@ def shape_tuple(op: str, arg: str, size: Sequence[Any] | np.ndarray[Any, Any]) -
         except TypeError:
             raise ArgumentTypeError(f"{op}: argument '{arg}' must be a sequence of ints, got {tuple(size)!r}") from None
     if any(n < 0 for n in dims):
-        raise ValueError(f"{op}: argument '{arg}' has a negative dimension: {tuple(dims)!r}")
+        raise ArgumentValueError(f"{op}: argument '{arg}' has a negative dimension: {tuple(dims)!r}")
     return tuple(dims)

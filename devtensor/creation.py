@@ -20,8 +20,8 @@ import numpy as np
 from devtensor.backends import Backend, backend_for, shape_tuple
 from devtensor.device import Device, DeviceLike, as_device
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
-from devtensor.errors import ArgumentTypeError, CastingError, ScalarOverflowError
-from devtensor.tensor import Tensor
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, ScalarOverflowError
+from devtensor.tensor import Tensor, _check_scalar_fits
 
 __all__ = [
     "arange",
@@ -118,7 +118,7 @@ def asarray(
         if target is obj.device and (dt is None or dt == obj.dtype) and not copy:
             return obj
         if copy is False:
-            raise ValueError("asarray: copy=False, but a device or dtype change needs a copy")
+            raise ArgumentValueError("asarray: copy=False, but a device or dtype change needs a copy")
         return obj.to(target, dt or obj.dtype, copy=True)
     # CuPy arrays first: a CuPy stand-in may subclass numpy.ndarray.
     cuda_type = _cupy_ndarray_type()
@@ -129,7 +129,7 @@ def asarray(
             to_dtype(obj.dtype, op="asarray", arg="obj")  # type: ignore[attr-defined]
             return backend_for(here).wrap(obj, here)
         if copy is False:
-            raise ValueError("asarray: copy=False, but a device or dtype change needs a copy")
+            raise ArgumentValueError("asarray: copy=False, but a device or dtype change needs a copy")
         src = backend_for(here)
         dst = backend_for(target)
         return dst.wrap(dst.from_other(src, obj, target, dt or obj.dtype), target)  # type: ignore[attr-defined]
@@ -137,14 +137,15 @@ def asarray(
         target = as_device(device)
         needs_copy = target.type != "cpu" or (dt is not None and dt != obj.dtype)
         if needs_copy and copy is False:
-            raise ValueError("asarray: copy=False, but a device or dtype change needs a copy")
+            raise ArgumentValueError("asarray: copy=False, but a device or dtype change needs a copy")
         if not needs_copy:
             _check_data_dtype("asarray", obj)
             backend = backend_for(target)
-            return backend.wrap(obj.copy() if copy else obj, target)
+            plain = obj if type(obj) is np.ndarray else obj.view(np.ndarray)  # no subclass semantics
+            return backend.wrap(plain.copy() if copy else plain, target)
         return _on(target, _host_array("asarray", obj, dt), copy=True)
     if copy is False:
-        raise ValueError(f"asarray: copy=False, but a {type(obj).__name__} must be copied into a tensor")
+        raise ArgumentValueError(f"asarray: copy=False, but a {type(obj).__name__} must be copied into a tensor")
     target = as_device(device)
     return _on(target, _host_array("asarray", obj, dt), copy=True)
 
@@ -174,6 +175,9 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
         raise ArgumentTypeError(f"from_numpy: argument 'array' must be a numpy.ndarray, got {type(array).__name__}")
     _check_data_dtype("from_numpy", array)
     cpu = as_device("cpu")
+    if type(array) is not np.ndarray:
+        # A subclass (np.matrix, a masked array…) keeps its own indexing and reductions: wrap the plain view.
+        array = array.view(np.ndarray)
     return backend_for(cpu).wrap(array, cpu)
 
 
@@ -222,7 +226,7 @@ def from_dlpack(obj: Any) -> Tensor:
         elif cuda_type is not None and isinstance(obj, cuda_type):
             cuda_result._storage[1] = cuda_backend.storage_root(obj)
         return cuda_result
-    raise ValueError(
+    raise ArgumentValueError(
         f"from_dlpack: unsupported DLPack device type {dev_type} (supported: 1 = CPU, 2 = CUDA, 13 = CUDA managed)"
     )
 
@@ -289,7 +293,12 @@ def ones(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Ten
 def _fill_dtype(op: str, fill_value: object) -> DType:
     if type(fill_value) not in SCALAR_TYPES:
         raise ArgumentTypeError(f"{op}: argument 'fill_value' must be a Python number, got {type(fill_value).__name__}")
-    return np.asarray(fill_value).dtype
+    dtype = np.asarray(fill_value).dtype
+    if dtype.kind == "O":  # an int beyond int64 and uint64
+        raise ScalarOverflowError(
+            f"{op}: argument 'fill_value' {fill_value!r} does not fit any supported integer dtype"
+        )
+    return dtype
 
 
 def full(
@@ -331,20 +340,7 @@ def _is_int(value: object) -> bool:
 def _check_fill(op: str, value: object, dtype: DType) -> None:
     if type(value) not in SCALAR_TYPES:
         raise ArgumentTypeError(f"{op}: argument 'fill_value' must be a Python number, got {type(value).__name__}")
-    kind = dtype.kind
-    if type(value) is complex and kind != "c":
-        raise CastingError(f"{op}: argument 'fill_value' {value!r} is complex; it cannot fill dtype {dtype.name}")
-    if kind in "iu":
-        if type(value) is int:
-            from devtensor.meta import _check_int_scalar
-
-            _check_int_scalar(op, "fill_value", value, dtype)
-        elif type(value) is float and math.isnan(value):
-            raise ValueError(f"{op}: argument 'fill_value' is NaN; it cannot fill integer dtype {dtype.name}")
-        elif type(value) is float and math.isinf(value):
-            raise ScalarOverflowError(
-                f"{op}: argument 'fill_value' {value!r} is infinite; it cannot fill integer dtype {dtype.name}"
-            )
+    _check_scalar_fits(op, value, dtype, "fill_value")  # type: ignore[arg-type]  # checked just above
 
 
 def _like(op: str, t: object, dtype: Any, device: DeviceLike | None) -> tuple[tuple[int, ...], DType, Device]:
@@ -418,9 +414,9 @@ def arange(
     end = _number("arange", "end", end)
     step = _number("arange", "step", step)
     if step == 0:
-        raise ValueError("arange: argument 'step' must be nonzero")
+        raise ArgumentValueError("arange: argument 'step' must be nonzero")
     if not all(math.isfinite(v) for v in (start, end, step) if type(v) is float):
-        raise ValueError(f"arange: arguments must be finite, got start={start}, end={end}, step={step}")
+        raise ArgumentValueError(f"arange: arguments must be finite, got start={start}, end={end}, step={step}")
     default = np.dtype(np.int64) if all(type(v) is int for v in (start, end, step)) else _DEFAULT_FLOAT
     dt = _dtype_or_none("arange", dtype) or default
     dev = as_device(device)
@@ -461,7 +457,7 @@ def linspace(
     except TypeError:
         raise ArgumentTypeError(f"linspace: argument 'steps' must be an int, got {type(steps).__name__}") from None
     if n < 0:
-        raise ValueError(f"linspace: argument 'steps' must be non-negative, got {n}")
+        raise ArgumentValueError(f"linspace: argument 'steps' must be non-negative, got {n}")
     dt = _dtype_or_none("linspace", dtype) or _DEFAULT_FLOAT
     dev = as_device(device)
     backend = backend_for(dev)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
 from devtensor.dispatcher import DispatchKey
+from devtensor.errors import ArgumentValueError
 
 __all__ = ["Device", "DeviceLike", "as_device", "register_device_type"]
 
@@ -51,9 +52,9 @@ def register_device_type(
         ValueError: the name is not a lowercase identifier, or is registered already.
     """
     if not (name.isidentifier() and name.islower()):
-        raise ValueError(f"register_device_type: name must be a lowercase identifier, got {name!r}")
+        raise ArgumentValueError(f"register_device_type: name must be a lowercase identifier, got {name!r}")
     if name in _device_types:
-        raise ValueError(f"register_device_type: device type {name!r} is registered already")
+        raise ArgumentValueError(f"register_device_type: device type {name!r} is registered already")
     _device_types[name] = _DeviceType(name, key, indexed, guard, current_index)
 
 
@@ -88,7 +89,7 @@ class Device:
     def __new__(cls, spec: DeviceLike, index: int | None = None) -> Device:
         if type(spec) is Device:
             if index is not None and index != spec.index:
-                raise ValueError(f"Device: got device {spec} and a different index {index!r}")
+                raise ArgumentValueError(f"Device: got device {spec} and a different index {index!r}")
             return spec
         dev_type, parsed_index = _parse(spec, index)
         found = cls._interned.get((dev_type, parsed_index))
@@ -154,36 +155,36 @@ def _bind_guard(
 
 def _parse(spec: object, index: int | None) -> tuple[str, int | None]:
     if isinstance(spec, bool):
-        raise ValueError(f"Device: expected a device string, int or Device, got the bool {spec!r}")
+        raise ArgumentValueError(f"Device: expected a device string, int or Device, got the bool {spec!r}")
     if isinstance(spec, int):
         if index is not None:
-            raise ValueError(f"Device: got an int device {spec} and an index {index!r}")
+            raise ArgumentValueError(f"Device: got an int device {spec} and an index {index!r}")
         dev_type, raw_index = "cuda", str(spec)
     elif isinstance(spec, str):
         dev_type, sep, raw_index = spec.strip().partition(":")
         if sep and not raw_index:
-            raise ValueError(f"Device: malformed device string {spec!r} (expected e.g. 'cuda:0')")
+            raise ArgumentValueError(f"Device: malformed device string {spec!r} (expected e.g. 'cuda:0')")
         if sep and index is not None:
-            raise ValueError(f"Device: got device string {spec!r} with an index and an index {index!r}")
+            raise ArgumentValueError(f"Device: got device string {spec!r} with an index and an index {index!r}")
     else:
         raise TypeError(f"Device: expected a device string, int or Device, got {type(spec).__name__} {spec!r}")
     info = _device_types.get(dev_type)
     if info is None:
         known = ", ".join(sorted(_device_types))
-        raise ValueError(f"Device: unknown device type {dev_type!r} in {spec!r}; known types: {known}")
+        raise ArgumentValueError(f"Device: unknown device type {dev_type!r} in {spec!r}; known types: {known}")
     parsed: int | None = None
     if raw_index:
         if not (raw_index.isascii() and raw_index.isdigit()):
-            raise ValueError(f"Device: device index must be a non-negative int, got {raw_index!r} in {spec!r}")
+            raise ArgumentValueError(f"Device: device index must be a non-negative int, got {raw_index!r} in {spec!r}")
         if len(raw_index) > 1 and raw_index[0] == "0":
-            raise ValueError(f"Device: device index must not have leading zeros, got {raw_index!r} in {spec!r}")
+            raise ArgumentValueError(f"Device: device index must not have leading zeros, got {raw_index!r} in {spec!r}")
         parsed = int(raw_index)
     elif index is not None:
         if isinstance(index, bool) or not isinstance(index, int) or index < 0:
-            raise ValueError(f"Device: device index must be a non-negative int, got {index!r}")
+            raise ArgumentValueError(f"Device: device index must be a non-negative int, got {index!r}")
         parsed = index
     if parsed is not None and not info.indexed:
-        raise ValueError(f"Device: device type {dev_type!r} takes no index, got {spec!r} with index {parsed}")
+        raise ArgumentValueError(f"Device: device type {dev_type!r} takes no index, got {spec!r} with index {parsed}")
     return dev_type, parsed
 
 

@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-from devtensor.errors import NoKernelError
+from devtensor.errors import ArgumentValueError, NoKernelError
 
 __all__ = [
     "META_ONLY",
@@ -52,7 +52,7 @@ class DispatchKey:
         if key is not None:
             return key
         if not isinstance(name, str) or not name.isidentifier():
-            raise ValueError(f"DispatchKey: name must be an identifier, got {name!r}")
+            raise ArgumentValueError(f"DispatchKey: name must be an identifier, got {name!r}")
         with cls._lock:
             key = cls._interned.get(name)
             if key is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = [
     "ArgumentTypeError",
+    "ArgumentValueError",
     "CastingError",
     "DeviceMismatchError",
     "DevtensorError",
@@ -25,6 +26,11 @@ __all__ = [
 
 class DevtensorError(Exception):
     """Base class of every error devtensor raises for bad input or an unsupported call."""
+
+
+class ArgumentValueError(DevtensorError, ValueError):
+    """An argument of the right type with a bad value (an unknown ``rounding_mode``, a duplicate ``dim``, an
+    empty tensor list, a negative size, …)."""
 
 
 class ArgumentTypeError(DevtensorError, TypeError):

@@ -59,6 +59,7 @@ from devtensor.backends import Backend, backend_for
 from devtensor.backends import register_backend as _register_backend_object
 from devtensor.device import Device, register_device_type
 from devtensor.dispatcher import DispatchKey
+from devtensor.errors import ArgumentValueError
 from devtensor.modes import DispatchMode, active_modes
 from devtensor.structured import (
     OTHER,
@@ -212,7 +213,7 @@ def _define(
     if isinstance(schema, str):
         parsed = parse_schema(schema)
         if name is not None and name != parsed.name:
-            raise ValueError(f"custom_op: name {name!r} differs from the schema's name {parsed.name!r}")
+            raise ArgumentValueError(f"custom_op: name {name!r} differs from the schema's name {parsed.name!r}")
         name = parsed.name
     elif isinstance(schema, OpSchema):
         parsed = schema
@@ -240,15 +241,15 @@ def _define(
     from devtensor.views import all_view_ops
 
     if any(v.name == op_name for v in all_view_ops()):
-        raise ValueError(f"custom_op: {op_name!r} is a view op of devtensor; choose another name")
+        raise ArgumentValueError(f"custom_op: {op_name!r} is a view op of devtensor; choose another name")
     if existing is not None:
         if _is_builtin(existing):
-            raise ValueError(
+            raise ArgumentValueError(
                 f"custom_op: {op_name!r} is a built-in op of devtensor and cannot be redefined; use "
                 "library.override(op, key, fn) to change what it does for a dispatch key"
             )
         if not replace:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"custom_op: an op named {op_name!r} is defined already (by module {existing.module!r}); pass "
                 "replace=True to redefine it, or choose another name"
             )
@@ -258,7 +259,9 @@ def _define(
             owned = {op_name, op_name + "_"}
         for attr in (op_name, op_name + "_") if inplace else (op_name,):
             if attr not in owned and any(attr in cls.__dict__ for cls in Tensor.__mro__ if cls is not object):
-                raise ValueError(f"custom_op: a Tensor method {attr!r} would shadow an existing Tensor attribute")
+                raise ArgumentValueError(
+                    f"custom_op: a Tensor method {attr!r} would shadow an existing Tensor attribute"
+                )
     if existing is not None:
         remove_op(existing)
     op = StructuredOp(
@@ -284,7 +287,7 @@ def remove_op(op: OpLike) -> StructuredOp:
     """
     found = get_op(op)
     if _is_builtin(found):
-        raise ValueError(f"remove_op: {found.name!r} is a built-in op of devtensor and cannot be removed")
+        raise ArgumentValueError(f"remove_op: {found.name!r} is a built-in op of devtensor and cannot be removed")
     removed = structured.remove_op(found.name)
     if _custom_ops.get(found.name) is found:
         del _custom_ops[found.name]
@@ -307,12 +310,12 @@ def _validated_schema(op_name: str, schema: OpSchema) -> OpSchema:
             raise TypeError(f"{op_name}: schema parameters must be Param objects, got {p!r}")
         _check_param_name(op_name, p.name)
         if p.name in seen:
-            raise ValueError(f"{op_name}: duplicate parameter name {p.name!r} in the schema")
+            raise ArgumentValueError(f"{op_name}: duplicate parameter name {p.name!r} in the schema")
         seen.add(p.name)
         if p.category not in (TENSOR, TENSOR_OR_SCALAR, SCALAR, TENSOR_LIST, OTHER):
-            raise ValueError(f"{op_name}: parameter '{p.name}' has an unknown category {p.category!r}")
+            raise ArgumentValueError(f"{op_name}: parameter '{p.name}' has an unknown category {p.category!r}")
         if star and not p.kw_only:
-            raise ValueError(f"{op_name}: positional parameter '{p.name}' after keyword-only ones")
+            raise ArgumentValueError(f"{op_name}: positional parameter '{p.name}' after keyword-only ones")
         star = star or p.kw_only
     if schema.params[0].category not in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST):
         raise TypeError(f"{op_name}: the first parameter must be a Tensor (or a tensor list)")
@@ -320,7 +323,9 @@ def _validated_schema(op_name: str, schema: OpSchema) -> OpSchema:
     for p in schema.params:
         if not p.kw_only:
             if positional_defaults and not p.has_default:
-                raise ValueError(f"{op_name}: parameter '{p.name}' without a default follows one with a default")
+                raise ArgumentValueError(
+                    f"{op_name}: parameter '{p.name}' without a default follows one with a default"
+                )
             positional_defaults = positional_defaults or p.has_default
     return OpSchema(op_name, schema.params)
 
@@ -329,7 +334,7 @@ def _check_param_name(op_name: str, name: object) -> str:
     check_identifier(op_name, "parameter name", name)
     assert isinstance(name, str)
     if name.startswith("_") or name in structured._SOURCE_NAMES:
-        raise ValueError(
+        raise ArgumentValueError(
             f"{op_name}: parameter name {name!r} is reserved (out, names starting with '_', and "
             f"{', '.join(sorted(structured._SOURCE_NAMES - {'out'}))})"
         )
@@ -398,7 +403,9 @@ def _tokenize(text: str) -> list[_Token]:
             break
         match = _TOKEN.match(text, pos)
         if match is None or match.lastgroup is None:
-            raise ValueError(f"parse_schema: unexpected character {text[pos:].lstrip()[:1]!r} at {pos} in {text!r}")
+            raise ArgumentValueError(
+                f"parse_schema: unexpected character {text[pos:].lstrip()[:1]!r} at {pos} in {text!r}"
+            )
         tokens.append(_Token(match.lastgroup, match.group(match.lastgroup), match.start(match.lastgroup)))
         pos = match.end()
     tokens.append(_Token("end", "", len(text)))
@@ -455,7 +462,7 @@ class _Parser:
         if ret != "Tensor" or not self.peek(kind="end"):
             raise self.error("the return type must be 'Tensor' (one result)")
         if not params:
-            raise ValueError(f"parse_schema: {name}: an op needs at least one (tensor) parameter")
+            raise ArgumentValueError(f"parse_schema: {name}: an op needs at least one (tensor) parameter")
         return _validated_schema(name, OpSchema(name, tuple(params)))
 
     def param(self, op: str, kw_only: bool) -> Param:
@@ -563,9 +570,9 @@ def parse_schema(text: str) -> OpSchema:
     if not isinstance(text, str):
         raise TypeError(f"parse_schema: expected a str, got {type(text).__name__}")
     if len(text) > _MAX_SCHEMA:
-        raise ValueError(f"parse_schema: schema string longer than {_MAX_SCHEMA} characters")
+        raise ArgumentValueError(f"parse_schema: schema string longer than {_MAX_SCHEMA} characters")
     if not text.isascii():
-        raise ValueError(f"parse_schema: schema strings are ASCII only, got {text!r}")
+        raise ArgumentValueError(f"parse_schema: schema strings are ASCII only, got {text!r}")
     return _Parser(text).parse()
 
 
@@ -582,35 +589,42 @@ def _as_key(key: KeyLike) -> DispatchKey:
     raise TypeError(f"expected a DispatchKey, a Device or a device type such as 'cpu', got {key!r}")
 
 
-class KernelHandle:
-    """Undoes a :func:`register_kernel`: restores the kernel that was there before (or none).
+# Kernels registered through handles, per (op, key): the kernel that was there before the first of them, and the
+# live handles in registration order. The newest live handle's kernel is the one in the table.
+_kernel_stacks: dict[tuple[StructuredOp, DispatchKey], tuple[Callable[..., None] | None, list[KernelHandle]]] = {}
 
-    ``remove()`` is idempotent; it does nothing if another kernel was registered for the key since. Usable as a
-    context manager (the kernel is registered while the block runs).
+
+class KernelHandle:
+    """Undoes a :func:`register_kernel`.
+
+    Handles for one op and key stack: removing one (in any order) takes its kernel out, and the table then holds
+    the newest kernel still registered through a handle, or the one that was there before them all. ``remove()``
+    is idempotent. Usable as a context manager (the kernel is registered while the block runs).
     """
 
-    __slots__ = ("_previous", "_removed", "fn", "key", "op")
+    __slots__ = ("_removed", "fn", "key", "op")
 
-    def __init__(
-        self, op: StructuredOp, key: DispatchKey, fn: Callable[..., None], previous: Callable[..., None] | None
-    ) -> None:
+    def __init__(self, op: StructuredOp, key: DispatchKey, fn: Callable[..., None]) -> None:
         self.op = op
         self.key = key
         self.fn = fn
-        self._previous = previous
         self._removed = False
 
     def remove(self) -> bool:
-        """Unregister the kernel (restoring the previous one); False when already removed or replaced."""
+        """Unregister this kernel; False when it was removed already."""
         with dispatcher._lock:
-            if self._removed or self.op.table.kernels.get(self.key) is not self.fn:
-                self._removed = True
+            if self._removed:
                 return False
             self._removed = True
-            if self._previous is None:
+            base, live = _kernel_stacks[(self.op, self.key)]
+            live.remove(self)
+            current = live[-1].fn if live else base
+            if not live:
+                del _kernel_stacks[(self.op, self.key)]
+            if current is None:
                 self.op.table.unregister(self.key)
             else:
-                self.op.table.register(self.key, self._previous)
+                self.op.table.register(self.key, current)
             return True
 
     def __enter__(self) -> Self:
@@ -625,7 +639,8 @@ class KernelHandle:
 
 def register_kernel(op: OpLike, key: KeyLike, fn: Callable[..., None]) -> KernelHandle:
     """Register ``fn`` as the kernel (impl) of ``op`` for ``key`` (a DispatchKey or a device type such as
-    ``"cpu"`` or an out-of-tree ``"numpy2"``), replacing any; returns a handle that restores the previous one.
+    ``"cpu"`` or an out-of-tree ``"numpy2"``), replacing any; returns a handle that undoes it (see
+    :class:`KernelHandle` for the order of undoing several).
 
     ``fn`` takes the op's parameters (same names and kinds; tensors refined to the key's tensor class) plus a
     keyword-only ``out`` (a :class:`~devtensor.typed.ConstOut`), writes the result into ``out.array`` and returns
@@ -638,9 +653,11 @@ def register_kernel(op: OpLike, key: KeyLike, fn: Callable[..., None]) -> Kernel
     found = get_op(op)
     resolved = _as_key(key)
     with dispatcher._lock:
-        previous = found.table.kernels.get(resolved)
+        base = found.table.kernels.get(resolved)
         found.register_kernel(resolved, fn)
-    return KernelHandle(found, resolved, fn, previous)
+        handle = KernelHandle(found, resolved, fn)
+        _kernel_stacks.setdefault((found, resolved), (base, []))[1].append(handle)
+    return handle
 
 
 class OverrideHandle:
@@ -783,7 +800,7 @@ def cpu_fallback(op: StructuredOp, *args: Any, out: ConstOut[Any], **kwargs: Any
     """
     devices = [t.device for t in _flat_inputs((*args, *kwargs.values()))]
     if not devices:
-        raise ValueError(f"{op.name}: cpu_fallback needs a tensor argument")
+        raise ArgumentValueError(f"{op.name}: cpu_fallback needs a tensor argument")
     device = devices[0]
     backend = backend_for(device)
     handler = op.table.handlers.get(DispatchKey.CPU)
@@ -880,13 +897,13 @@ def register_backend(
     """
     check_identifier("register_backend", "name", name)
     if not name.islower():
-        raise ValueError(f"register_backend: a device type name must be lowercase, got {name!r}")
+        raise ArgumentValueError(f"register_backend: a device type name must be lowercase, got {name!r}")
     if name in _device_mod._device_types:
-        raise ValueError(f"register_backend: device type {name!r} is registered already")
+        raise ArgumentValueError(f"register_backend: device type {name!r} is registered already")
     key_name = key if key is not None else name.capitalize()
     check_identifier("register_backend", "key", key_name)
     if key_name in DispatchKey._interned:
-        raise ValueError(f"register_backend: dispatch key {key_name!r} exists already")
+        raise ArgumentValueError(f"register_backend: dispatch key {key_name!r} exists already")
     if tensor_class is None:
         tensor_class = backend.tensor_class if backend is not None else _make_tensor_class(name)
     _check_tensor_class(tensor_class)
@@ -895,7 +912,7 @@ def register_backend(
     elif not isinstance(backend, Backend):
         raise TypeError(f"register_backend: argument 'backend' must be a Backend, got {backend!r}")
     if backend.device_type != name or backend.tensor_class is not tensor_class:
-        raise ValueError(
+        raise ArgumentValueError(
             f"register_backend: the backend serves device type {backend.device_type!r} with "
             f"{backend.tensor_class.__name__}; expected {name!r} with {tensor_class.__name__}"
         )
@@ -930,11 +947,11 @@ def _make_tensor_class(name: str) -> type[Tensor]:
 
 def _check_tensor_class(cls: object) -> None:
     if not (isinstance(cls, type) and issubclass(cls, Tensor)) or cls is Tensor:
-        raise ValueError(f"register_backend: tensor_class must be a subclass of Tensor, got {cls!r}")
+        raise ArgumentValueError(f"register_backend: tensor_class must be a subclass of Tensor, got {cls!r}")
     if cls.__dict__.get("__slots__", None) != ():
-        raise ValueError(f"register_backend: {cls.__name__} must declare __slots__ = ()")
+        raise ArgumentValueError(f"register_backend: {cls.__name__} must declare __slots__ = ()")
     if "_backend" in cls.__dict__:
-        raise ValueError(f"register_backend: {cls.__name__} belongs to another backend already")
+        raise ArgumentValueError(f"register_backend: {cls.__name__} belongs to another backend already")
 
 
 # --- dispatch modes ------------------------------------------------------------------------------------------
@@ -1451,7 +1468,7 @@ def _candidate_devices(op: StructuredOp, keys: Sequence[KeyLike] | None) -> tupl
             if isinstance(k, DispatchKey):
                 types = [t for t, info in _device_mod._device_types.items() if info.key is k]
                 if not types:
-                    raise ValueError(f"check: no device type dispatches to {k!r}")
+                    raise ArgumentValueError(f"check: no device type dispatches to {k!r}")
                 k = types[0]
             devices.append(Device(k).resolved())
         return devices, skipped
@@ -1564,7 +1581,7 @@ def _as_sample(raw: Sample | tuple[Sequence[Any], Mapping[str, Any]]) -> Sample:
         return raw
     if isinstance(raw, tuple) and len(raw) == 2 and isinstance(raw[0], (tuple, list)) and isinstance(raw[1], Mapping):
         return Sample(tuple(raw[0]), dict(raw[1]))
-    raise ValueError(f"check: a sample must be a Sample or an (args, kwargs) pair, got {raw!r}")
+    raise ArgumentValueError(f"check: a sample must be a Sample or an (args, kwargs) pair, got {raw!r}")
 
 
 def _home_device(sample: Sample) -> Device | None:

@@ -78,15 +78,28 @@ def _resolve(op: str, ufunc: np.ufunc, operands: tuple[Any, ...]) -> tuple[DType
     except TypeError as e:
         names = ", ".join(o.__name__ if isinstance(o, type) else str(o) for o in operands)
         raise ArgumentTypeError(f"{op}: not supported for argument dtypes ({names}): {e}") from None
-    int_scalars = tuple(
-        i for i, o in enumerate(operands) if o is int and loop[i].kind in "iu" and loop[i].itemsize < 16
+    # Python ints must fit the loop dtype they are converted to, as NumPy 2 requires (it raises OverflowError
+    # naming no op) — except in comparisons, where NumPy 2 compares out-of-range ints exactly.
+    int_scalars = (
+        () if ufunc in _COMPARISONS else tuple(i for i, o in enumerate(operands) if o is int and loop[i].kind in "iufc")
     )
     entry = (loop[ufunc.nin], int_scalars, tuple(loop[: ufunc.nin]))
     _resolve_cache[key] = entry
     return entry
 
 
+_COMPARISONS: Final = frozenset({np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal})
+
+
 def _check_int_scalar(op: str, arg: str, value: int, dtype: DType) -> None:
+    if dtype.kind in "fc":
+        try:
+            float(value)
+        except OverflowError:
+            raise ScalarOverflowError(
+                f"{op}: Python integer {value} (argument '{arg}') is too large to convert to {dtype.name}"
+            ) from None
+        return
     bounds = _IINFO.get(dtype)
     if bounds is None:
         info = np.iinfo(dtype)

@@ -2,7 +2,8 @@
 
 A mode is PyTorch's ``TorchDispatchMode`` idea for devtensor's ops: subclass :class:`DispatchMode`, override
 ``__dispatch__``, and enter it with ``with``. While it is active (in the thread that entered it), every call of
-a structured op's functional or inplace variant goes to ``mode.__dispatch__(op, variant, func, args, kwargs)``
+a structured op's functional or inplace variant, and of a view op, goes to
+``mode.__dispatch__(op, variant, func, args, kwargs)``
 instead, which decides what happens: calling ``func(*args, **kwargs)`` runs the op (through the modes entered
 before this one, then the op itself). While a mode's ``__dispatch__`` runs, that mode and those entered after it
 are inactive, so ops it calls do not recurse into it. Modes are per thread; with none active anywhere, the
@@ -45,9 +46,9 @@ class DispatchMode:
     def __dispatch__(
         self, op: Any, variant: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
-        """Handle one call of ``op`` (a StructuredOp) in ``variant`` (``"functional"`` or ``"inplace"``, the
-        former covering out=): ``args``/``kwargs`` as the front received them (``out`` in kwargs). Return the
-        result; ``func(*args, **kwargs)`` computes it."""
+        """Handle one call of ``op`` (a StructuredOp, or a ViewOp) in ``variant`` (``"functional"`` — which
+        covers out= — ``"inplace"``, or ``"view"``): ``args``/``kwargs`` as the front received them (``out`` in
+        kwargs). Return the result; ``func(*args, **kwargs)`` computes it."""
         return func(*args, **kwargs)
 
     def __enter__(self) -> Self:
@@ -78,10 +79,9 @@ def run_modes(
     stack = _stack()
     if not stack:
         return raw(*args, **kwargs)
-    mode = stack[-1]
-    saved = stack[:]
-    del stack[-1:]
+    mode = stack.pop()
     try:
         return mode.__dispatch__(op, variant, public, tuple(args), kwargs)
     finally:
-        stack[:] = saved
+        # Put back only the mode taken out: modes the dispatch left (or entered) below it stay as they are.
+        stack.append(mode)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
+import sys
 import types
 import typing
 import warnings
@@ -42,6 +43,7 @@ from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable
 from devtensor.dtypes import SCALAR_TYPES, check_cast
 from devtensor.errors import (
     ArgumentTypeError,
+    ArgumentValueError,
     DeviceMismatchError,
     MemoryOverlapError,
     ReadOnlyError,
@@ -128,7 +130,21 @@ class OpSchema:
 #: op or parameter of that name would shadow them inside the front. ``out`` is every front's output argument.
 #: (tests/test_library.py checks this set against the names in every generated front.)
 _SOURCE_NAMES: Final = frozenset(
-    {"out", "isinstance", "type", "str", "len", "tuple", "list", "dict", "object", "getattr", "ValueError"}
+    {
+        "out",
+        "isinstance",
+        "type",
+        "str",
+        "len",
+        "tuple",
+        "list",
+        "dict",
+        "object",
+        "getattr",
+        "ValueError",
+        "Warning",
+        "FloatingPointError",
+    }
 )
 #: The non-tensor value types a meta function's parameter may take (also inside ``Sequence[...]``).
 _VALUE_TYPES: Final = (bool, int, float, complex, str)
@@ -475,7 +491,7 @@ def check_identifier(op: str, arg: str, name: object) -> str:
         or keyword.iskeyword(name)
         or name.startswith("__")
     ):
-        raise ValueError(f"{op}: argument '{arg}' must be a plain ASCII identifier, got {name!r}")
+        raise ArgumentValueError(f"{op}: argument '{arg}' must be a plain ASCII identifier, got {name!r}")
     return name
 
 
@@ -489,7 +505,7 @@ def check_op_name(op: str, name: object) -> str:
     check_identifier(op, "name", name)
     assert isinstance(name, str)
     if name.startswith("_") or name in _SOURCE_NAMES:
-        raise ValueError(
+        raise ArgumentValueError(
             f"{op}: argument 'name' must not start with '_' or be one of {sorted(_SOURCE_NAMES)}, got {name!r}"
         )
     return name
@@ -586,6 +602,12 @@ def remove_op(name: str) -> StructuredOp:
     op = _ops.pop(name)
     for cached in [k for k in _bindings if k[0] == name]:
         del _bindings[cached]
+    # The device binding modules (devtensor.cpu, devtensor.cuda) keep resolved bindings as module attributes.
+    for module_name in ("devtensor.cpu", "devtensor.cuda"):
+        module = sys.modules.get(module_name)
+        if module is not None:
+            for attr in (name, name + "_"):
+                module.__dict__.pop(attr, None)
     if op.method:
         for attr, fn in ((name, op.functional), (name + "_", op.inplace)):
             if fn is not None and Tensor.__dict__.get(attr) is fn:
@@ -636,7 +658,7 @@ class StructuredOp:
         schema: OpSchema | None = None,
     ) -> None:
         if name in _ops:
-            raise ValueError(f"structured_op: an op named {name!r} is defined already (remove_op it first)")
+            raise ArgumentValueError(f"structured_op: an op named {name!r} is defined already (remove_op it first)")
         self.name = name
         self.meta = meta
         # An explicit schema (e.g. parsed from a schema string) replaces the one derived from meta's annotations.
@@ -776,7 +798,10 @@ def _not_refined(op: str, arg: str, value: object, cls: type[Tensor]) -> typing.
     raise ArgumentTypeError(f"{op}: argument '{arg}' must be a {cls.__name__}, got {type(value).__name__}")
 
 
-def _no_tensor(op: str) -> typing.NoReturn:
+def _no_tensor(op: str, lists: tuple[str, ...] = ()) -> typing.NoReturn:
+    if lists:
+        names = " or ".join(f"'{n}'" for n in lists)
+        raise ArgumentValueError(f"{op}: argument {names} must be a non-empty list of Tensors")
     raise ArgumentTypeError(f"{op}: expected at least one Tensor argument, got only Python numbers")
 
 
@@ -1025,7 +1050,14 @@ def _impl_call(call: str, array: str, target: str | None = None) -> list[str]:
             "    try:",
             "    " + call_line,
             "    except ValueError:",
-            f"        _check_writable(_name, {target!r}, {'out' if target == 'out' else target})",
+            f"        _check_writable(_name, {target!r}, {target})",
+            "        raise",
+            # NumPy reports overflow and invalid values (warnings made errors, np.errstate(...='raise')) after
+            # writing: the data changed, so the version counter does too.
+            "    except (Warning, FloatingPointError):",
+            f"        {target}._storage[0] += 1"
+            if array == f"{target}._array"
+            else f"        if {array} is {target}._array: {target}._storage[0] += 1",
             "        raise",
         ]
     return ["if _h is not _META_ONLY:", "    _co = _new(_CO)", f"    _co_array(_co, {array}.view())", *body]
@@ -1075,9 +1107,9 @@ def _generate(
             "        if type(out) is not _Cls: _not_refined(_name, 'out', out, _Cls)"
             if refined
             else "        if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')",
-            "        if _dev is None: _no_tensor(_name)",
+            "        if _dev is None: _no_tensor(_name, _lists)",
             "        if out._device is not _dev: _mismatch(_name, " + named + ")",
-            "    elif _dev is None: _no_tensor(_name)",
+            "    elif _dev is None: _no_tensor(_name, _lists)",
             f"    _spec = _meta({call})",
             f"    _h = _handlers.get({key_text})",
             f"    if _h is None: _h = _resolve({key_text}, str(_dev))",
@@ -1147,6 +1179,7 @@ def _generate(
         _handlers=op.table.handlers,
         _resolve=op.table.resolve,
         _elementwise=op.elementwise,
+        _lists=tuple(p.name for p in params if p.category == TENSOR_LIST),
     )
     if binding is not None:
         namespace.update(_KEY=binding[0], _Cls=binding[1])

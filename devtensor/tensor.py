@@ -21,6 +21,7 @@ from devtensor.device import Device, DeviceLike
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
+    ArgumentValueError,
     CastingError,
     DeviceMismatchError,
     MemoryOverlapError,
@@ -163,7 +164,7 @@ class Tensor(TensorOpMethods):
         arr = self._backend.to_numpy_shared(self._array, self._device)
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             if copy is False:
-                raise ValueError("Tensor.__array__: a dtype change needs a copy, but copy=False was given")
+                raise ArgumentValueError("Tensor.__array__: a dtype change needs a copy, but copy=False was given")
             return arr.astype(dtype)
         if copy:
             return arr.copy()
@@ -219,7 +220,9 @@ class Tensor(TensorOpMethods):
             NoDataError: meta tensor.
         """
         if self.numel() != 1:
-            raise ValueError(f"item: a Tensor with {self.numel()} elements cannot be converted to a Python scalar")
+            raise ArgumentValueError(
+                f"item: a Tensor with {self.numel()} elements cannot be converted to a Python scalar"
+            )
         return self._backend.to_numpy(self._array).item()  # type: ignore[no-any-return]
 
     def tolist(self) -> Any:
@@ -260,6 +263,11 @@ class Tensor(TensorOpMethods):
                 result = self._array[key]
         except IndexError as e:
             raise IndexError(f"__getitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
+        except ValueError as e:  # e.g. a zero slice step
+            raise ArgumentValueError(f"__getitem__: {e} (index {index!r})") from None
+        if isinstance(result, np.generic):
+            # NumPy gives a scalar for a 0-d integer array index; a tensor holds an array.
+            result = np.array(result)
         if is_view:
             return self._backend.wrap_view(result, self)
         return self._backend.wrap(result, self._device)
@@ -331,8 +339,16 @@ class Tensor(TensorOpMethods):
             check_no_internal_overlap("__setitem__", "self", self if not is_view else _Target(target))
             if stripped != vshape:
                 source = source.reshape(stripped)
-            with _device_guard(self._device):
-                self._array[key] = source
+            try:
+                with _device_guard(self._device):
+                    self._array[key] = source
+            except (Warning, FloatingPointError):
+                # NumPy reports a cast that overflows (as a warning made an error) after writing: the data
+                # changed, so the version does too.
+                self._storage[0] += 1
+                raise
+            except OverflowError as e:
+                raise ScalarOverflowError(f"__setitem__: {e} (tensor of dtype {self._dtype})") from None
         self._storage[0] += 1
 
     # --- Python protocol --------------------------------------------------------------------------------
@@ -354,7 +370,7 @@ class Tensor(TensorOpMethods):
     def __bool__(self) -> bool:
         """The truth of the single element. Raises ValueError when there is not exactly one element."""
         if self.numel() != 1:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"The truth value of a Tensor with {self.numel()} elements is ambiguous; use .any() or .all()"
             )
         return bool(self.item())
@@ -434,21 +450,26 @@ def _names_dtype(spec: str) -> bool:
     return True
 
 
-def _check_scalar_fits(op: str, value: Scalar, dtype: DType) -> None:
-    """Raise when the Python number ``value`` cannot be written into an element of ``dtype`` (PyTorch's
-    checked scalar conversion; NumPy raises the same exception classes with messages that name no op)."""
+def _check_scalar_fits(op: str, value: Scalar, dtype: DType, arg: str = "value") -> None:
+    """Raise when the Python number ``value`` (argument ``arg``) cannot be written into an element of ``dtype``
+    (PyTorch's checked scalar conversion; NumPy raises the same exception classes with messages that name no
+    op, or for a float into an integer dtype wraps silently)."""
     kind = dtype.kind
     if type(value) is complex and kind != "c":
-        raise CastingError(f"{op}: cannot write the complex number {value!r} into a tensor of dtype {dtype.name}")
+        raise CastingError(f"{op}: argument '{arg}' {value!r} is complex; it cannot be written into dtype {dtype.name}")
     if kind in "iu":
-        if type(value) is int:
-            from devtensor.meta import _check_int_scalar
+        from devtensor.meta import _check_int_scalar
 
-            _check_int_scalar(op, "value", value, dtype)
-        elif type(value) is float and value != value:
-            raise ValueError(f"{op}: cannot write NaN into a tensor of integer dtype {dtype.name}")
-        elif type(value) is float and value in (float("inf"), float("-inf")):
-            raise ScalarOverflowError(f"{op}: cannot write {value!r} into a tensor of integer dtype {dtype.name}")
+        if type(value) is int:
+            _check_int_scalar(op, arg, value, dtype)
+        elif type(value) is float:
+            if value != value:
+                raise ArgumentValueError(f"{op}: argument '{arg}' is NaN; it cannot be written into dtype {dtype.name}")
+            if value in (float("inf"), float("-inf")):
+                raise ScalarOverflowError(
+                    f"{op}: argument '{arg}' {value!r} is infinite; it cannot be written into dtype {dtype.name}"
+                )
+            _check_int_scalar(op, arg, int(value), dtype)
 
 
 def _normalize_dim(op: str, dim: int, ndim: int) -> int:

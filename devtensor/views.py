@@ -44,9 +44,10 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, Final, NamedTuple, TypeAlias
 
+from devtensor import modes
 from devtensor.device import Device
 from devtensor.dispatcher import DispatchKey
-from devtensor.errors import ArgumentTypeError, NoKernelError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, NoKernelError
 from devtensor.structured import TENSOR, OpSchema, all_ops, schema_from_meta
 from devtensor.tensor import Tensor
 
@@ -123,7 +124,7 @@ class ViewOp:
         doc: str | None = None,
     ) -> None:
         if name in _view_ops or any(op.name == name for op in all_ops()):
-            raise ValueError(f"view_op: an op named {name!r} is defined already")
+            raise ArgumentValueError(f"view_op: an op named {name!r} is defined already")
         schema = schema_from_meta(name, meta)
         first = schema.params[0]
         if first.category != TENSOR or first.optional or first.kw_only:
@@ -135,7 +136,9 @@ class ViewOp:
                     f"{p.annotation}"
                 )
         if method and name in _tensor_attributes():
-            raise ValueError(f"view_op: a Tensor method named {name!r} would shadow an existing Tensor attribute")
+            raise ArgumentValueError(
+                f"view_op: a Tensor method named {name!r} would shadow an existing Tensor attribute"
+            )
         self.name = name
         self.meta = meta
         self.module: str = getattr(meta, "__module__", None) or "__main__"
@@ -159,7 +162,7 @@ class ViewOp:
             ValueError: no key given, or an unknown device type.
         """
         if not keys:
-            raise ValueError(f"{self.name}.impl: give at least one dispatch key or device type")
+            raise ArgumentValueError(f"{self.name}.impl: give at least one dispatch key or device type")
         resolved = [_key_of(self.name, k) for k in keys]
 
         def register(fn: ViewKernel) -> ViewKernel:
@@ -335,15 +338,35 @@ def _compile(op: ViewOp, fname: str, lines: list[str], extra: dict[str, Any]) ->
 def _generate(op: ViewOp) -> Callable[..., Any]:
     self_name = op.schema.params[0].name
     finish = "_many" if op.multi else "_one"
-    lines = [
-        f"def {op.name}({_signature_text(op)}):",
+    body = [
         f"    if not isinstance({self_name}, _Tensor): _bad_self(_name, {self_name})",
         f"    _spec = _meta({_call_text(op)})",
         f"    _k = _kernels.get({self_name}._device.key)",
         f"    if _k is None: return _unserved(_op, {self_name}, _spec)",
         f"    return {finish}({self_name}, _k, _spec)",
     ]
-    return _compile(op, op.name, lines, {"_name": op.name, "_meta": op.meta, "_kernels": op.kernels, "_op": op})
+    # The dispatch-mode hook (as the structured fronts have): active modes see view-op calls too (variant
+    # "view"); ``_raw`` is the front without the hook.
+    params = op.schema.params
+    args_text = "(" + "".join(p.name + ", " for p in params if not p.kw_only) + ")"
+    kwargs_text = "{" + ", ".join(f"{p.name!r}: {p.name}" for p in params if p.kw_only) + "}"
+    lines = [
+        f"def _raw_{op.name}({_signature_text(op)}):",
+        *body,
+        "",
+        f"def {op.name}({_signature_text(op)}):",
+        f"    if _modes[0]: return _run_modes(_op, 'view', {op.name}, _raw_{op.name}, {args_text}, {kwargs_text})",
+        *body,
+    ]
+    extra = {
+        "_name": op.name,
+        "_meta": op.meta,
+        "_kernels": op.kernels,
+        "_op": op,
+        "_modes": modes.ACTIVE,
+        "_run_modes": modes.run_modes,
+    }
+    return _compile(op, op.name, lines, extra)
 
 
 def _is_sequence(value: object) -> bool:

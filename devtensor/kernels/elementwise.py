@@ -8,6 +8,7 @@ corresponding ufunc, with Python scalars weak (NEP 50). Out and inplace variants
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 from devtensor import kernel_signatures as _ks
 from devtensor.backends import cupy_module
 from devtensor.dtypes import Scalar, result_type
-from devtensor.errors import ArgumentTypeError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError
 from devtensor.meta import (
     binary_ufunc_meta,
     broadcast_shapes,
@@ -254,7 +255,9 @@ def div(self: TensorMetaOrScalar, other: TensorMetaOrScalar, *, rounding_mode: s
     if rounding_mode is None:
         return _true_div_meta(self, other)
     if rounding_mode not in _ROUNDING:
-        raise ValueError(f"div: argument 'rounding_mode' must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+        raise ArgumentValueError(
+            f"div: argument 'rounding_mode' must be None, 'trunc' or 'floor', got {rounding_mode!r}"
+        )
     return _floor_div_meta(self, other)
 
 
@@ -333,7 +336,7 @@ def _pow_body(xp: Any, a: Any, b: Any, out: Any) -> None:
         and np.result_type(_weak(a), _weak(b)).kind in "iu"
         and ((b < 0) if type(b) is int else bool((b < 0).any()))
     ):
-        raise ValueError("pow: integers to negative integer powers are not allowed (argument 'other')")
+        raise ArgumentValueError("pow: integers to negative integer powers are not allowed (argument 'other')")
     xp.power(a, b, out=out)
 
 
@@ -445,7 +448,7 @@ def clamp(self: TensorMeta, min: TensorMetaOrScalar | None = None, max: TensorMe
     be given (ValueError otherwise). The result dtype promotes ``self`` with both bounds (NumPy's ``clip``).
     """
     if min is None and max is None:
-        raise ValueError("clamp: at least one of 'min' or 'max' must not be None")
+        raise ArgumentValueError("clamp: at least one of 'min' or 'max' must not be None")
     shapes = [t.shape for t in (self, min, max) if isinstance(t, Tensor)]
     shape = shapes[0] if len(shapes) == 1 else broadcast_shapes("clamp", *shapes)
     # np.clip promotes all three operands together (weak Python numbers), so a Python int bound meets the result
@@ -617,9 +620,11 @@ def _with(fn: Callable[..., Tensor], **kwargs: Any) -> Callable[[Tensor, Any], T
 
 
 def _comparison(fn: Callable[..., Tensor]) -> Callable[[Tensor, Any], Any]:
-    # ``t == None`` and friends fall back to Python's identity comparison, as for any object.
+    # ``t == None`` and other non-numeric objects fall back to Python's identity comparison, as for any object;
+    # numbers and arrays that are not accepted operands (NumPy scalars and arrays) raise, as ``t < x`` does,
+    # rather than silently compare by identity.
     def op(self: Tensor, other: Any) -> Any:
-        if isinstance(other, Tensor) or type(other) in (bool, int, float, complex):
+        if isinstance(other, (Tensor, numbers.Number, np.generic, np.ndarray)):
             return fn(self, other)
         return NotImplemented
 

@@ -22,7 +22,7 @@ from devtensor import dtypes
 from devtensor import kernel_signatures as _ks
 from devtensor.backends import cupy_module
 from devtensor.dtypes import DType
-from devtensor.errors import ArgumentTypeError, ShapeError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta, _normalize_dim
@@ -213,12 +213,12 @@ def one_hot(self: TensorMeta, num_classes: int = -1) -> TensorSpec:
         )
     n = _check_int("one_hot", "num_classes", num_classes)
     if n == -1:
-        raise ValueError(
+        raise ArgumentValueError(
             "one_hot: num_classes=-1 (infer it as self.max() + 1, as PyTorch does) needs the tensor's data, which "
             "a meta function cannot read; pass num_classes explicitly, e.g. one_hot(t, int(t.amax()) + 1)"
         )
     if n < 0:
-        raise ValueError(f"one_hot: argument 'num_classes' must be >= 0, got {n}")
+        raise ArgumentValueError(f"one_hot: argument 'num_classes' must be >= 0, got {n}")
     return ((*self.shape, n), _INT64)
 
 
@@ -326,21 +326,21 @@ def _upsample_length(length: int, output_size: object, scale_factor: object) -> 
     op = "upsample_nearest1d"
     if (output_size is None) == (scale_factor is None):
         given = "both" if output_size is not None else "neither"
-        raise ValueError(f"{op}: exactly one of 'output_size' and 'scale_factor' must be given, got {given}")
+        raise ArgumentValueError(f"{op}: exactly one of 'output_size' and 'scale_factor' must be given, got {given}")
     if output_size is not None:
         out_len = _check_int(op, "output_size", output_size)
         if out_len <= 0:
-            raise ValueError(f"{op}: argument 'output_size' must be > 0, got {out_len}")
+            raise ArgumentValueError(f"{op}: argument 'output_size' must be > 0, got {out_len}")
         return out_len
     if isinstance(scale_factor, bool) or not isinstance(scale_factor, (int, float)):
         raise ArgumentTypeError(
             f"{op}: argument 'scale_factor' must be a float, got {type(scale_factor).__name__} {scale_factor!r}"
         )
     if not math.isfinite(scale_factor) or scale_factor <= 0:
-        raise ValueError(f"{op}: argument 'scale_factor' must be finite and > 0, got {scale_factor!r}")
+        raise ArgumentValueError(f"{op}: argument 'scale_factor' must be finite and > 0, got {scale_factor!r}")
     out_len = math.floor(length * scale_factor)
     if out_len <= 0:
-        raise ValueError(
+        raise ArgumentValueError(
             f"{op}: scale_factor={scale_factor!r} on an input of length {length} gives an output length of "
             f"floor({length} * {scale_factor!r}) = {out_len}; it must be > 0"
         )

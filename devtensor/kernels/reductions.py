@@ -24,7 +24,7 @@ from devtensor import dtypes
 from devtensor import kernel_signatures as _ks
 from devtensor.backends import cupy_module
 from devtensor.dtypes import DType, to_dtype
-from devtensor.errors import ArgumentTypeError, ShapeError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta, _normalize_dim
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
@@ -90,7 +90,7 @@ def reduction_dims(op: str, dim: object, ndim: int) -> tuple[int, ...]:
         for d in dim:
             n = _one_dim(op, d, ndim)
             if n in seen:
-                raise ValueError(
+                raise ArgumentValueError(
                     f"{op}: dim {d} appears multiple times in the list of dims {tuple(dim)!r} (tensor of {ndim} dims)"
                 )
             seen.append(n)
@@ -566,7 +566,7 @@ def _check_correction(op: str, correction: object) -> float:
             f"{op}: argument 'correction' must be an int or a float, got {type(correction).__name__} {correction!r}"
         )
     if not math.isfinite(correction) or correction < 0:
-        raise ValueError(f"{op}: argument 'correction' must be finite and >= 0, got {correction!r}")
+        raise ArgumentValueError(f"{op}: argument 'correction' must be finite and >= 0, got {correction!r}")
     return correction
 
 
@@ -582,7 +582,10 @@ def _moment_meta(
 def _moment_body(xp: Any, name: str, a: Any, dim: Any, keepdim: bool, correction: int | float, out: Any) -> None:
     result = _numpy_result(name, getattr(np, name), a.dtype, None)
     axis = _axis(reduction_dims(name, dim, a.ndim), a.ndim)
-    _write(xp, out, result, getattr(xp, name), a, axis=axis, ddof=correction, keepdims=keepdim)
+    # NumPy converts an int ddof to a C long before computing (and after preparing out): a huge int goes in
+    # as the float it is equal to, which gives the same inf/nan a huge float correction does.
+    ddof = float(correction) if type(correction) is int and abs(correction) >= 2**62 else correction
+    _write(xp, out, result, getattr(xp, name), a, axis=axis, ddof=ddof, keepdims=keepdim)
 
 
 @structured_op(inplace=False)

@@ -36,7 +36,7 @@ import numpy as np
 from devtensor import kernel_signatures as _ks
 from devtensor.backends import cupy_module
 from devtensor.dtypes import result_type
-from devtensor.errors import ArgumentTypeError, ShapeError, ViewError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError, ViewError
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import Tensor, TensorMeta
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
@@ -131,7 +131,9 @@ def _dims(op: str, arg: str, dims: object, ndim: int, *, allow_int: bool = True)
     if len(set(result)) != len(result):
         for i, d in enumerate(result):
             if d in result[:i]:
-                raise ValueError(f"{op}: dim {d} appears multiple times in the list of dims (argument '{arg}' = {raw})")
+                raise ArgumentValueError(
+                    f"{op}: dim {d} appears multiple times in the list of dims (argument '{arg}' = {raw})"
+                )
     return result
 
 
@@ -336,7 +338,7 @@ def _flatten_shape(shape: tuple[int, ...], start_dim: int, end_dim: int) -> tupl
     start = _dim("flatten", "start_dim", start_dim, len(shape))
     end = _dim("flatten", "end_dim", end_dim, len(shape))
     if start > end:
-        raise ValueError(
+        raise ArgumentValueError(
             f"flatten: start_dim cannot come after end_dim (start_dim={start_dim}, end_dim={end_dim} for a tensor "
             f"of shape {_fmt(shape)})"
         )
@@ -587,14 +589,14 @@ def split(self: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 
     if isinstance(split_size_or_sections, bool) or not isinstance(split_size_or_sections, Sequence):
         size = _int("split", "split_size_or_sections", split_size_or_sections)
         if size < 0 or (size == 0 and n != 0):
-            raise ValueError(
+            raise ArgumentValueError(
                 f"split: split_size must be positive (0 only for an empty dimension), got {size} for dimension "
                 f"{d} of size {n}"
             )
         return _pieces("split", self, d, _equal_bounds(n, size) if size else [(0, 0)])
     sections = _ints("split", "split_size_or_sections", split_size_or_sections)
     if any(s < 0 for s in sections):
-        raise ValueError(f"split: split sizes must be non-negative, got {_fmt(sections)}")
+        raise ArgumentValueError(f"split: split sizes must be non-negative, got {_fmt(sections)}")
     if sum(sections) != n:
         raise ShapeError(
             f"split: split sizes must sum exactly to {n} (the size of dimension {d} of the tensor of shape "
@@ -617,7 +619,7 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[ViewSpec, ...]:
     if not self.shape:
         raise ShapeError("chunk: expects at least a 1-dimensional tensor, got a 0-d tensor")
     if count <= 0:
-        raise ValueError(f"chunk: argument 'chunks' must be greater than 0, got {count}")
+        raise ArgumentValueError(f"chunk: argument 'chunks' must be greater than 0, got {count}")
     d = _dim("chunk", "dim", dim, len(self.shape))
     n = self.shape[d]
     size = -(-n // count)
@@ -688,7 +690,7 @@ def _flip_cuda(self: CUDATensor, dims: int | Sequence[int], *, out: ConstOut[CUD
 
 def _list_meta(op: str, tensors: Sequence[TensorMeta]) -> None:
     if not tensors:
-        raise ValueError(f"{op}: expected a non-empty list of Tensors (argument 'tensors')")
+        raise ArgumentValueError(f"{op}: expected a non-empty list of Tensors (argument 'tensors')")
 
 
 @structured_op(inplace=False, method=False)
