@@ -477,6 +477,16 @@ def generate_for_package(package: str) -> str:
     return _kernels_module(ops, title)
 
 
+_BOOTSTRAP = '''"""Bootstrap written by `python -m devtensor.codegen --package ...`; the generated module replaces it."""
+
+from devtensor.structured import KernelRegistrar
+
+
+def __getattr__(name: str) -> KernelRegistrar:
+    return KernelRegistrar(name)
+'''
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write the generated files, or with ``--check`` report stale ones and return 1."""
     parser = argparse.ArgumentParser(prog="python -m devtensor.codegen", description=__doc__.splitlines()[0])
@@ -485,6 +495,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="with --package: the file to write (default: print it)")
     args = parser.parse_args(argv)
     if args.package:
+        if args.out is not None and not args.out.exists() and not args.check:
+            # First generation: the package may already import the file it is about to get. A bootstrap module
+            # registers untyped until the real one replaces it below.
+            args.out.write_text(_BOOTSTRAP)
         text = generate_for_package(args.package)
         if args.out is None:
             print(text, end="")

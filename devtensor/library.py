@@ -585,8 +585,11 @@ def _as_key(key: KeyLike) -> DispatchKey:
     if isinstance(key, Device):
         return key.key
     if isinstance(key, str):
-        return Device(key).key
-    raise TypeError(f"expected a DispatchKey, a Device or a device type such as 'cpu', got {key!r}")
+        named = DispatchKey._interned.get(key)  # a key name: "CPU", "CUDA", "Meta", …
+        return named if named is not None else Device(key).key
+    raise TypeError(
+        f"expected a DispatchKey, a key name such as 'CPU', a Device or a device type such as 'cpu', got {key!r}"
+    )
 
 
 # Kernels registered through handles, per (op, key): the kernel that was there before the first of them, and the

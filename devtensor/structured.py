@@ -739,10 +739,13 @@ def structured_op(
 
 
 def _key_of(key: DispatchKey | str) -> DispatchKey:
+    """A dispatch key from a DispatchKey, a key name (``"CPU"``, ``"CUDA"``, ``"Meta"``) or a device type
+    (``"cpu"``, ``"cuda"``, an out-of-tree one)."""
     if isinstance(key, DispatchKey):
         return key
     if isinstance(key, str):
-        return Device(key).key
+        named = DispatchKey._interned.get(key)
+        return named if named is not None else Device(key).key
     raise ArgumentTypeError(f"impl: argument 'key' must be a DispatchKey or a device type, got {key!r}")
 
 

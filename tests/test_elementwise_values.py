@@ -169,7 +169,7 @@ def trunc_divide(a: Any, b: Any) -> Array:
         q = abs(p) // abs(d)
         if (p < 0) != (d < 0):
             q = -q
-        return (q - lowest) % modulus + lowest
+        return int((q - lowest) % modulus + lowest)  # int(): NumPy ints here on some NumPy versions
 
     values = [quotient(int(p), int(d)) for p, d in zip(x.ravel().tolist(), y.ravel().tolist(), strict=True)]
     return np.array(values, dtype=dtype).reshape(floor.shape)

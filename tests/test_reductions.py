@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -206,7 +206,8 @@ def _logsumexp_reference(arr: Array, axis: Axis, keepdims: bool) -> Array:
     """Naive log(sum(exp(x))) in extended precision (the values are bounded, so nothing overflows)."""
     x = arr.astype(np.longdouble)
     with np.errstate(divide="ignore"):
-        return np.asarray(np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdims)))
+        # cast: the overloads of np.sum in newer NumPy stubs reject a union-typed axis.
+        return np.asarray(np.log(np.sum(np.exp(x), axis=cast(Any, axis), keepdims=keepdims)))
 
 
 bounded = st.floats(-300, 300, allow_nan=False, width=32)

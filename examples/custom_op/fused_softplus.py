@@ -71,10 +71,16 @@ def softplus_op(self: TensorMeta, beta: float = 1.0, threshold: float = 20.0) ->
 @softplus_kernels.softplus.cpu
 def _softplus_cpu(self: CPUTensor, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None:
     x = self.array
-    z = np.multiply(x, beta, dtype=x.dtype)  # the only temporary; every step below works in place in it
+    z = np.multiply(x, beta, dtype=x.dtype)
     linear = z > threshold
-    np.logaddexp(0, z, out=z)  # log(1 + exp(z)) without overflow
-    np.divide(z, beta, out=z)
+    # log(1 + exp(z)) = max(z, 0) + log1p(exp(-|z|)): no overflow, and cheaper than np.logaddexp.
+    t = np.abs(z)
+    np.negative(t, out=t)
+    np.exp(t, out=t)
+    np.log1p(t, out=t)
+    np.maximum(z, 0, out=z)
+    z += t
+    z /= beta
     np.copyto(z, x, where=linear)
     np.copyto(out.array, z)  # last: out may be x itself (the inplace variant)
 
