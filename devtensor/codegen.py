@@ -477,7 +477,8 @@ def generate_for_package(package: str) -> str:
     return _kernels_module(ops, title)
 
 
-_BOOTSTRAP = '''"""Bootstrap written by `python -m devtensor.codegen --package ...`; the generated module replaces it."""
+_BOOTSTRAP = '''"""Bootstrap written by `python -m devtensor.codegen --package ...`; the generated module replaces
+it."""
 
 from devtensor.structured import KernelRegistrar
 

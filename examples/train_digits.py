@@ -276,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
                 raise RuntimeError("no CUDA device")
         except Exception as e:
             print(
-                f"--device {args.device} needs a CUDA GPU and CuPy (pip install -e ".[cuda]" from the clone): {e}", file=sys.stderr
+                f"--device {args.device} needs a CUDA GPU and CuPy (pip install -e '.[cuda]' from the clone): {e}",
+                file=sys.stderr,
             )
             return 2
     result = train(Config(epochs=args.epochs, seed=args.seed), device=args.device)
