@@ -198,7 +198,10 @@ def from_dlpack(obj: Any) -> Tensor:
         raise ArgumentTypeError(f"from_dlpack: argument 'obj' does not support DLPack: {type(obj).__name__}")
     dev_type, dev_id = obj.__dlpack_device__()
     if int(dev_type) == 1:
-        array = np.from_dlpack(obj)
+        try:
+            array = np.from_dlpack(obj)
+        except (RuntimeError, TypeError) as e:  # NumPy: "Unsupported dtype in DLTensor." (bfloat16, …)
+            raise ArgumentTypeError(f"from_dlpack: cannot import a {type(obj).__name__}: {e}") from None
         _check_data_dtype("from_dlpack", array)
         cpu = as_device("cpu")
         result = backend_for(cpu).wrap(array, cpu)

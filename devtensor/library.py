@@ -59,7 +59,7 @@ from devtensor.backends import Backend, backend_for
 from devtensor.backends import register_backend as _register_backend_object
 from devtensor.device import Device, register_device_type
 from devtensor.dispatcher import DispatchKey
-from devtensor.errors import ArgumentValueError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError
 from devtensor.modes import DispatchMode, active_modes
 from devtensor.structured import (
     OTHER,
@@ -130,7 +130,7 @@ def get_op(op: OpLike) -> StructuredOp:
     found = getattr(op, "op", None)
     if isinstance(found, StructuredOp):
         return found
-    raise TypeError(f"expected a StructuredOp, one of its variants or an op name, got {op!r}")
+    raise ArgumentTypeError(f"expected a StructuredOp, one of its variants or an op name, got {op!r}")
 
 
 #: The ops defined through :func:`custom_op` (by name): these may be replaced and removed.
@@ -208,7 +208,7 @@ def _define(
     module: str,
 ) -> StructuredOp:
     if not callable(meta):
-        raise TypeError(f"custom_op: the meta function must be callable, got {meta!r}")
+        raise ArgumentTypeError(f"custom_op: the meta function must be callable, got {meta!r}")
     parsed: OpSchema | None
     if isinstance(schema, str):
         parsed = parse_schema(schema)
@@ -221,7 +221,7 @@ def _define(
     elif schema is None:
         parsed = None
     else:
-        raise TypeError(f"custom_op: argument 'schema' must be a str or an OpSchema, got {schema!r}")
+        raise ArgumentTypeError(f"custom_op: argument 'schema' must be a str or an OpSchema, got {schema!r}")
     if name is None:
         name = getattr(meta, "__name__", None)
     op_name = check_op_name("custom_op", name)
@@ -235,7 +235,7 @@ def _define(
     if inplace is None:
         inplace = legal_inplace and not first.optional
     elif inplace and not legal_inplace:
-        raise TypeError(f"{op_name}: an inplace variant needs a tensor first parameter")
+        raise ArgumentTypeError(f"{op_name}: an inplace variant needs a tensor first parameter")
 
     existing = next((o for o in structured.all_ops() if o.name == op_name), None)
     from devtensor.views import all_view_ops
@@ -302,12 +302,12 @@ def remove_op(op: OpLike) -> StructuredOp:
 def _validated_schema(op_name: str, schema: OpSchema) -> OpSchema:
     """An explicit schema, checked as strictly as one derived from annotations (names reach generated source)."""
     if not isinstance(schema, OpSchema) or not schema.params:
-        raise TypeError(f"{op_name}: a schema needs at least one parameter")
+        raise ArgumentTypeError(f"{op_name}: a schema needs at least one parameter")
     seen: set[str] = set()
     star = False
     for p in schema.params:
         if not isinstance(p, Param):
-            raise TypeError(f"{op_name}: schema parameters must be Param objects, got {p!r}")
+            raise ArgumentTypeError(f"{op_name}: schema parameters must be Param objects, got {p!r}")
         _check_param_name(op_name, p.name)
         if p.name in seen:
             raise ArgumentValueError(f"{op_name}: duplicate parameter name {p.name!r} in the schema")
@@ -318,7 +318,7 @@ def _validated_schema(op_name: str, schema: OpSchema) -> OpSchema:
             raise ArgumentValueError(f"{op_name}: positional parameter '{p.name}' after keyword-only ones")
         star = star or p.kw_only
     if schema.params[0].category not in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST):
-        raise TypeError(f"{op_name}: the first parameter must be a Tensor (or a tensor list)")
+        raise ArgumentTypeError(f"{op_name}: the first parameter must be a Tensor (or a tensor list)")
     positional_defaults = False
     for p in schema.params:
         if not p.kw_only:
@@ -345,7 +345,7 @@ def _check_meta_matches(op_name: str, meta: Callable[..., Any], schema: OpSchema
     try:
         sig = inspect.signature(meta)
     except (TypeError, ValueError) as error:
-        raise TypeError(f"{op_name}: the meta function has no inspectable signature") from error
+        raise ArgumentTypeError(f"{op_name}: the meta function has no inspectable signature") from error
     got = [(p.name, p.kind == p.KEYWORD_ONLY) for p in sig.parameters.values()]
     want = [(p.name, p.kw_only) for p in schema.params]
     if got != want:
@@ -353,7 +353,7 @@ def _check_meta_matches(op_name: str, meta: Callable[..., Any], schema: OpSchema
         def fmt(params: list[tuple[str, bool]]) -> str:
             return ", ".join(("*" if kw else "") + n for n, kw in params)
 
-        raise TypeError(
+        raise ArgumentTypeError(
             f"{op_name}: the meta function has parameters ({fmt(got)}), but the schema has ({fmt(want)}) "
             "(same names and kinds needed; * marks keyword-only)"
         )
@@ -420,7 +420,7 @@ class _Parser:
 
     def error(self, message: str) -> ValueError:
         tok = self.tokens[self.i]
-        return ValueError(f"parse_schema: {message} at position {tok.pos} in {self.text!r}")
+        return ArgumentValueError(f"parse_schema: {message} at position {tok.pos} in {self.text!r}")
 
     def peek(self, text: str | None = None, kind: str | None = None) -> bool:
         tok = self.tokens[self.i]
@@ -568,7 +568,7 @@ def parse_schema(text: str) -> OpSchema:
         TypeError: ``text`` is not a str, or the first parameter is not a tensor.
     """
     if not isinstance(text, str):
-        raise TypeError(f"parse_schema: expected a str, got {type(text).__name__}")
+        raise ArgumentTypeError(f"parse_schema: expected a str, got {type(text).__name__}")
     if len(text) > _MAX_SCHEMA:
         raise ArgumentValueError(f"parse_schema: schema string longer than {_MAX_SCHEMA} characters")
     if not text.isascii():
@@ -587,7 +587,7 @@ def _as_key(key: KeyLike) -> DispatchKey:
     if isinstance(key, str):
         named = DispatchKey._interned.get(key)  # a key name: "CPU", "CUDA", "Meta", …
         return named if named is not None else Device(key).key
-    raise TypeError(
+    raise ArgumentTypeError(
         f"expected a DispatchKey, a key name such as 'CPU', a Device or a device type such as 'cpu', got {key!r}"
     )
 
@@ -762,7 +762,7 @@ def register_fallback(key: KeyLike, fn: Callable[..., None]) -> FallbackHandle:
         TypeError: ``fn`` is not callable.  ValueError: an unknown device type.
     """
     if not callable(fn):
-        raise TypeError(f"register_fallback: expected a callable, got {fn!r}")
+        raise ArgumentTypeError(f"register_fallback: expected a callable, got {fn!r}")
     resolved = _as_key(key)
     dispatcher.register_fallback(resolved, fn)
     return FallbackHandle(resolved, fn)
@@ -829,7 +829,7 @@ class NumpyBackend(Backend):
 
     def to_numpy_shared(self, array: Any, device: Device) -> np.ndarray[Any, Any]:
         """Refuses: a tensor of another device type does not hand out its memory as a CPU array (use .cpu())."""
-        raise TypeError(f"can't convert a {device} tensor to a NumPy array implicitly; call .cpu() first")
+        raise ArgumentTypeError(f"can't convert a {device} tensor to a NumPy array implicitly; call .cpu() first")
 
 
 @dataclass(frozen=True, slots=True)
@@ -913,7 +913,7 @@ def register_backend(
     if backend is None:
         backend = NumpyBackend(name, tensor_class)
     elif not isinstance(backend, Backend):
-        raise TypeError(f"register_backend: argument 'backend' must be a Backend, got {backend!r}")
+        raise ArgumentTypeError(f"register_backend: argument 'backend' must be a Backend, got {backend!r}")
     if backend.device_type != name or backend.tensor_class is not tensor_class:
         raise ArgumentValueError(
             f"register_backend: the backend serves device type {backend.device_type!r} with "
@@ -951,6 +951,12 @@ def _make_tensor_class(name: str) -> type[Tensor]:
 def _check_tensor_class(cls: object) -> None:
     if not (isinstance(cls, type) and issubclass(cls, Tensor)) or cls is Tensor:
         raise ArgumentValueError(f"register_backend: tensor_class must be a subclass of Tensor, got {cls!r}")
+    if cls.__bases__ != (Tensor,):
+        # A subclass of CPUTensor (say) would make mypy take this device's tensors for CPU tensors.
+        raise ArgumentValueError(
+            f"register_backend: tensor_class must subclass Tensor directly, got {cls.__name__} with bases "
+            f"{', '.join(b.__name__ for b in cls.__bases__)}"
+        )
     if cls.__dict__.get("__slots__", None) != ():
         raise ArgumentValueError(f"register_backend: {cls.__name__} must declare __slots__ = ()")
     if "_backend" in cls.__dict__:

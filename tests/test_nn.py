@@ -80,8 +80,9 @@ def test_softmax_is_stable_with_huge_logits() -> None:
 def test_softmax_special_values_as_pytorch() -> None:
     s = dt.softmax(dt.tensor([-np.inf, -np.inf]), 0).numpy()
     assert np.isnan(s).all()
+    # torch.softmax([inf, 1.0]) is [nan, nan] (checked against torch 2.13): the whole slice is nan.
     s = dt.softmax(dt.tensor([np.inf, 1.0]), 0).numpy()
-    assert np.isnan(s[0]) and s[1] == 0.0
+    assert np.isnan(s).all()
 
 
 def test_softmax_dtypes_and_argument_errors() -> None:

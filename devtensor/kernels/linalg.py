@@ -22,8 +22,8 @@ import numpy as np
 from devtensor import kernel_signatures as _ks
 from devtensor.backends import cupy_module
 from devtensor.dtypes import DType, Scalar, result_type
-from devtensor.errors import ArgumentTypeError, ScalarOverflowError, ShapeError
-from devtensor.meta import broadcast_shapes, ufunc_result_dtype
+from devtensor.errors import ArgumentTypeError, ShapeError
+from devtensor.meta import _check_int_scalar, broadcast_shapes, ufunc_result_dtype
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
@@ -264,13 +264,9 @@ def _check_coefficient(name: str, value: Scalar, dtype: DType) -> None:
         )
     if kind != "c" and type(value) is complex:
         raise ArgumentTypeError(f"addmm: for non-complex inputs, argument '{name}' must not be complex, got {value!r}")
-    if kind in "iu" and type(value) is int:
-        info = np.iinfo(dtype)
-        if not int(info.min) <= value <= int(info.max):
-            raise ScalarOverflowError(
-                f"addmm: Python integer {value} (argument '{name}') is out of bounds for {dtype.name} "
-                f"[{info.min}, {info.max}]"
-            )
+    if type(value) is int and kind in "iufc":
+        # The same check the elementwise ops make: fits the integer dtype, or converts to the float one.
+        _check_int_scalar("addmm", name, value, dtype)
 
 
 @structured_op(elementwise=True)

@@ -95,9 +95,9 @@ def _softmax_body(xp: Any, op: str, a: Any, dim: int, log: bool, out: Any) -> No
         x, out, axis = x.reshape(1), out.reshape(1), None
     else:
         axis = _normalize_dim(op, dim, x.ndim)
+    # Shift by the slice's maximum, whatever it is: a slice holding +inf (or only -inf) then comes out all nan,
+    # as in PyTorch.
     m = xp.amax(x, axis=axis, keepdims=True)
-    # A slice whose maximum is +-inf: shifting by it would turn inf - inf into nan for every element.
-    m = xp.where(xp.isfinite(m), m, 0)
     work = out if out.dtype == compute else xp.empty(x.shape, compute)
     xp.subtract(x, m, out=work)
     if log:
@@ -351,10 +351,15 @@ def _upsample_length(length: int, output_size: object, scale_factor: object) -> 
 def _nearest_indices(length: int, out_len: int, scale_factor: float | None) -> np.ndarray[Any, np.dtype[np.int64]]:
     """The source index of every output position (read-only, cached)."""
     dst = np.arange(out_len, dtype=np.int64)
-    if scale_factor is None:
-        src = dst * length // out_len  # exact integer floor(dst * L / L_out)
+    if scale_factor is None and out_len == length:
+        src = dst
+    elif scale_factor is None and out_len == 2 * length:
+        src = dst >> 1
     else:
-        src = np.minimum(np.floor(dst / float(scale_factor)).astype(np.int64), length - 1)
+        # PyTorch's nearest_idx, in its float32 arithmetic: the scale is L / L_out (or 1 / scale_factor, computed
+        # in float64 and rounded to float32), and floor(j * scale) is taken of a float32 product.
+        scale = np.float32(length) / np.float32(out_len) if scale_factor is None else np.float32(1.0 / scale_factor)
+        src = np.minimum(np.floor(dst.astype(np.float32) * scale).astype(np.int64), length - 1)
     src.flags.writeable = False
     return src
 
@@ -378,11 +383,11 @@ def upsample_nearest1d(
         scale_factor: a positive finite number; ``L_out = floor(L * scale_factor)``, which must be > 0.
     Semantics (for every ``n``, ``c`` and output position ``j`` in ``[0, L_out)``):
         ``result[n, c, j] = self[n, c, src(j)]`` with
-        ``src(j) = floor(j * L / L_out)`` when ``output_size`` is given (computed exactly in integers), or
-        ``src(j) = min(floor(j / scale_factor), L - 1)`` when ``scale_factor`` is given (PyTorch uses the scale
-        itself, not ``L / L_out``, when one is given, so e.g. ``L = 3, scale_factor = 1.5`` gives
-        ``L_out = 4`` and sources ``[0, 0, 1, 2]``). PyTorch evaluates these in float32, so for lengths beyond
-        about 2**24 an index may differ by one from PyTorch's.
+        ``src(j) = min(floor(j * (L / L_out)), L - 1)`` when ``output_size`` is given, or
+        ``src(j) = min(floor(j * (1 / scale_factor)), L - 1)`` when ``scale_factor`` is given (PyTorch uses the
+        scale itself, not ``L / L_out``, when one is given, so e.g. ``L = 3, scale_factor = 1.5`` gives
+        ``L_out = 4`` and sources ``[0, 0, 1, 2]``), both evaluated in float32 exactly as PyTorch's CPU kernel
+        does (``L_out == L`` and ``L_out == 2 L`` are its exact special cases), so the indices match PyTorch's.
     Shapes: ``[N, C, L]`` -> ``[N, C, L_out]``. Dtypes: the input's (values are copied, never computed).
     Devices: cpu (NumPy), cuda (CuPy); meta tensors give the shape and dtype only.
     Variants: functional and out (``upsample_nearest1d(t, 8, out=o)``); no inplace variant (the shape changes).

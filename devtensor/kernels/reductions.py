@@ -378,7 +378,12 @@ def _mean_body(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any, out: Any) -
     arg = _optional_dtype("mean", dtype)
     result = _numpy_result("mean", np.mean, a.dtype, arg)
     axis = _axis(reduction_dims("mean", dim, a.ndim), a.ndim)
-    # dtype=None keeps NumPy's own accumulation (float32 for float16) and its result dtype.
+    if arg is None and a.dtype == np.float16:
+        # NumPy accumulates float16 in float32 only when it allocates the result; into a float16 out= it would
+        # add up in float16 and overflow (mean of [60000, 60000] -> inf). Compute, then cast into out.
+        xp.copyto(out, xp.mean(a, axis=axis, dtype=np.float32, keepdims=keepdim), casting="same_kind")
+        return
+    # dtype=None keeps NumPy's own result dtype.
     _write(xp, out, result, xp.mean, a, axis=axis, dtype=arg, keepdims=keepdim)
 
 
