@@ -13,6 +13,7 @@ __all__ = [
     "ArgumentValueError",
     "CastingError",
     "DeviceMismatchError",
+    "IndexOutOfRangeError",
     "DevtensorError",
     "MemoryOverlapError",
     "NoDataError",
@@ -31,6 +32,10 @@ class DevtensorError(Exception):
 class ArgumentValueError(DevtensorError, ValueError):
     """An argument of the right type with a bad value (an unknown ``rounding_mode``, a duplicate ``dim``, an
     empty tensor list, a negative size, …)."""
+
+
+class IndexOutOfRangeError(DevtensorError, IndexError):
+    """A dim, an index or a class index out of range (an ``IndexError``, as NumPy and PyTorch raise)."""
 
 
 class ArgumentTypeError(DevtensorError, TypeError):

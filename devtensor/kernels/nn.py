@@ -22,7 +22,7 @@ from devtensor import dtypes
 from devtensor import kernel_signatures as _ks
 from devtensor.backends import cupy_module
 from devtensor.dtypes import DType
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta, _normalize_dim
@@ -229,7 +229,9 @@ def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
     lo, hi = int(xp.amin(idx)), int(xp.amax(idx))
     if lo < 0 or hi >= n:
         bad = lo if lo < 0 else hi
-        raise IndexError(f"{op}: class index {bad} in argument '{arg}' is out of bounds for {n} classes [0, {n})")
+        raise IndexOutOfRangeError(
+            f"{op}: class index {bad} in argument '{arg}' is out of bounds for {n} classes [0, {n})"
+        )
 
 
 def _one_hot_body(xp: Any, idx: Any, n: int, out: Any) -> None:

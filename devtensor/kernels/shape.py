@@ -36,7 +36,7 @@ import numpy as np
 from devtensor import kernel_signatures as _ks
 from devtensor.backends import cupy_module
 from devtensor.dtypes import result_type
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError, ViewError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError, ViewError
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import Tensor, TensorMeta
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
@@ -117,7 +117,7 @@ def _dim(op: str, arg: str, dim: object, ndim: int) -> int:
     d = _int(op, arg, dim)
     n = max(ndim, 1)
     if not -n <= d < n:
-        raise IndexError(
+        raise IndexOutOfRangeError(
             f"{op}: argument '{arg}' is out of range: dimension {d} of a tensor with {ndim} dimension(s) "
             f"(expected to be in range of [{-n}, {n - 1}])"
         )
