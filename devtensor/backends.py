@@ -129,6 +129,7 @@ class Backend:
         t._array = array
         t._device = base._device
         t._storage = base._storage
+        base._storage[2] = True  # the storage now has a view
         t._shape = array.shape
         t._dtype = array.dtype
         t._wok = False

@@ -182,7 +182,7 @@ def _classify(op: str, name: str, hint: Any) -> tuple[str, bool]:
     if not args:
         _unsupported(op, name, hint, "Tensor | None (a parameter annotated None takes nothing)")
     if any(_is_refined_tensor(a) for a in args):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"{op}: parameter '{name}' of the meta function is annotated with a refined tensor type "
             f"{_hint_text(hint)}; meta functions take the generic Tensor (refined types belong to impls); "
             "nearest supported type: Tensor"
@@ -320,7 +320,7 @@ def _hint_text(hint: Any) -> str:
 
 
 def _unsupported(op: str, name: str, hint: Any, nearest: str) -> typing.NoReturn:
-    raise TypeError(
+    raise ArgumentTypeError(
         f"{op}: parameter '{name}' of the meta function has an unsupported annotation {_hint_text(hint)}; "
         f"nearest supported type: {nearest}"
     )
@@ -342,12 +342,12 @@ def _resolve_hints(op: str, meta: Callable[..., Any], sig: inspect.Signature) ->
         try:
             typing.get_type_hints(holder)
         except Exception as error:
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{op}: the annotation {p.annotation!r} of parameter '{p.name}' of the meta function does not "
                 f"resolve ({type(error).__name__}: {error}); with postponed annotations every name in it must be "
                 "a global of the meta function's module"
             ) from error
-    raise TypeError(f"{op}: the meta function's annotations do not resolve: {cause}") from cause
+    raise ArgumentTypeError(f"{op}: the meta function's annotations do not resolve: {cause}") from cause
 
 
 def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
@@ -371,14 +371,14 @@ def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
     for p in sig.parameters.values():
         check_identifier(name, "parameter name", p.name)
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            raise TypeError(f"{name}: the meta function may not take *args or **kwargs (parameter '{p.name}')")
+            raise ArgumentTypeError(f"{name}: the meta function may not take *args or **kwargs (parameter '{p.name}')")
         if p.name in _RESERVED or p.name in _SOURCE_NAMES or p.name.startswith("_"):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{name}: parameter name '{p.name}' is reserved (out, names starting with '_', and the builtins "
                 f"the generated fronts use: {', '.join(sorted(_SOURCE_NAMES - {'out'}))})"
             )
         if p.name not in hints:
-            raise TypeError(f"{name}: parameter '{p.name}' of the meta function has no annotation")
+            raise ArgumentTypeError(f"{name}: parameter '{p.name}' of the meta function has no annotation")
         hint = _tensorize(hints[p.name])
         category, optional = _classify(name, p.name, hint)
         if p.default is not p.empty:
@@ -395,7 +395,7 @@ def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
             )
         )
     if not params or params[0].category not in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST):
-        raise TypeError(f"{name}: the first parameter of the meta function must be a Tensor (or a tensor list)")
+        raise ArgumentTypeError(f"{name}: the first parameter of the meta function must be a Tensor (or a tensor list)")
     return OpSchema(name, tuple(params))
 
 
@@ -468,12 +468,12 @@ def _check_default(op: str, name: str, hint: Any, category: str, optional: bool,
     default to None only, a ``Literal`` default is one of its values."""
     if default is None:
         if not optional:
-            raise TypeError(f"{op}: parameter '{name}' defaults to None but its annotation has no '| None'")
+            raise ArgumentTypeError(f"{op}: parameter '{name}' defaults to None but its annotation has no '| None'")
         return
     if category in (TENSOR, TENSOR_LIST):
-        raise TypeError(f"{op}: parameter '{name}' is a tensor parameter; its default can only be None")
+        raise ArgumentTypeError(f"{op}: parameter '{name}' is a tensor parameter; its default can only be None")
     if typing.get_origin(hint) is typing.Literal and default not in typing.get_args(hint):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"{op}: the default {default!r} of parameter '{name}' is not one of {list(typing.get_args(hint))}"
         )
 
@@ -673,7 +673,7 @@ class StructuredOp:
         self.inplace: Callable[..., Tensor] | None = None
         if inplace:
             if self.schema.params[0].category not in (TENSOR, TENSOR_OR_SCALAR):
-                raise TypeError(f"{name}: an inplace variant needs a tensor first parameter")
+                raise ArgumentTypeError(f"{name}: an inplace variant needs a tensor first parameter")
             self.inplace = _generate(self, "inplace")
         if method:
             setattr(Tensor, name, self.functional)
@@ -753,11 +753,11 @@ def _check_impl_signature(op: StructuredOp, fn: Callable[..., None]) -> None:
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError) as e:
-        raise TypeError(f"{op.name}: impl {fn!r} has no inspectable signature") from e
+        raise ArgumentTypeError(f"{op.name}: impl {fn!r} has no inspectable signature") from e
     got = [(p.name, p.kind == p.KEYWORD_ONLY) for p in sig.parameters.values()]
     want = [(p.name, p.kw_only) for p in op.schema.params] + [("out", True)]
     if got != want:
-        raise TypeError(
+        raise ArgumentTypeError(
             f"{op.name}: impl {getattr(fn, '__qualname__', fn)!r} has parameters ({_fmt_params(got)}), expected "
             f"({_fmt_params(want)}) (names and kinds of the meta function, plus keyword-only 'out'; "
             "* marks keyword-only)"
@@ -908,6 +908,13 @@ def _prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], 
                     f"{op}: argument 'out' of shape {list(out._shape)} is also an input and would need a resize "
                     f"to {list(shape)}; an out that is also an input is never resized"
                 )
+        if out._storage[2]:
+            # A view, or a tensor with views: resizing would give out new memory that the others do not see
+            # (PyTorch resizes the shared storage in place instead). Refused; nothing has changed yet.
+            raise ShapeError(
+                f"{op}: argument 'out' of shape {list(out._shape)} shares its memory with views and cannot be "
+                f"resized to {list(shape)}; pass an out of that shape"
+            )
         _check_writable(op, "out", out)
         guard = backend.guard(out._device)
         if guard is None:
@@ -1127,7 +1134,7 @@ def _generate(
             "        _res = _new(_b.tensor_class)",
             "        _res._array = _arr",
             "        _res._device = _dev",
-            "        _res._storage = [0, _arr]",
+            "        _res._storage = [0, _arr, False]",
             "        _res._shape = _spec[0]",
             "        _res._dtype = _arr.dtype",
             "        _res._wok = True",
@@ -1153,6 +1160,8 @@ def _generate(
         others = "(" + "".join(f"{n}, " for n in tensor_names[1:]) + ")"
         named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + ")"
         lines = [f"def {fname}({_signature_text(params, False)}):"]
+        if any(p.category == TENSOR_LIST for p in params):
+            lines.append("    _t0 = None")  # read by the tensor-list check
         lines += _arg_checks(params, named, first_is_self=True, refined=refined)
         lines += [
             f"    _spec = _meta({call})",

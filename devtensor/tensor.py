@@ -24,6 +24,7 @@ from devtensor.errors import (
     ArgumentValueError,
     CastingError,
     DeviceMismatchError,
+    IndexOutOfRangeError,
     MemoryOverlapError,
     NoDataError,
     ReadOnlyError,
@@ -38,13 +39,14 @@ __all__ = ["Tensor", "TensorMeta", "TensorMetaOrScalar", "TensorOrScalar", "Tens
 
 
 def new_storage(root: object, version: int = 0) -> list[Any]:
-    """The storage record every view of one piece of memory shares: ``[version, root]``.
+    """The storage record every view of one piece of memory shares: ``[version, root, viewed]``.
 
     Index 0 is the version counter (PyTorch's: every mutation through any view bumps it by one); index 1 is
-    the object that owns the memory (views with different roots never overlap). A plain list, because the
-    front creates one per functional result and bumps it on every mutation.
+    the object that owns the memory (views with different roots never overlap); index 2 says whether a view
+    was ever taken of the storage (an out with views is never resized: the views would stop seeing it). A plain
+    list, because the front creates one per functional result and bumps it on every mutation.
     """
-    return [version, root]
+    return [version, root, False]
 
 
 class Tensor(TensorOpMethods):
@@ -134,7 +136,7 @@ class Tensor(TensorOpMethods):
             return shape
         if not shape:
             _normalize_dim("size", dim, 0)  # type errors first, as for any other tensor
-            raise IndexError(f"size: dimension specified as {dim} but the tensor has no dimensions")
+            raise IndexOutOfRangeError(f"size: dimension specified as {dim} but the tensor has no dimensions")
         return shape[_normalize_dim("size", dim, len(shape))]
 
     def element_size(self) -> int:
@@ -262,7 +264,7 @@ class Tensor(TensorOpMethods):
             with _device_guard(self._device):  # a tensor index gathers: a kernel on the tensor's device
                 result = self._array[key]
         except IndexError as e:
-            raise IndexError(f"__getitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
+            raise IndexOutOfRangeError(f"__getitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
         except ValueError as e:  # e.g. a zero slice step
             raise ArgumentValueError(f"__getitem__: {e} (index {index!r})") from None
         if isinstance(result, np.generic):
@@ -319,7 +321,7 @@ class Tensor(TensorOpMethods):
             with guard:
                 target = self._array[key]
         except IndexError as e:
-            raise IndexError(f"__setitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
+            raise IndexOutOfRangeError(f"__setitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
         vshape: tuple[int, ...] = source.shape if isinstance(value, Tensor) else ()
         tshape: tuple[int, ...] = getattr(target, "shape", ())
         # NumPy and PyTorch drop leading length-1 dimensions of the value before broadcasting it.
@@ -479,7 +481,9 @@ def _normalize_dim(op: str, dim: int, ndim: int) -> int:
     lo = -ndim if ndim else -1
     hi = ndim - 1 if ndim else 0
     if not lo <= dim <= hi:
-        raise IndexError(f"{op}: dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+        raise IndexOutOfRangeError(
+            f"{op}: dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+        )
     if ndim == 0:
         return 0
     return dim + ndim if dim < 0 else dim

@@ -128,10 +128,12 @@ class ViewOp:
         schema = schema_from_meta(name, meta)
         first = schema.params[0]
         if first.category != TENSOR or first.optional or first.kw_only:
-            raise TypeError(f"{name}: the first parameter of a view op's meta function must be a positional Tensor")
+            raise ArgumentTypeError(
+                f"{name}: the first parameter of a view op's meta function must be a positional Tensor"
+            )
         for p in schema.params[1:]:
             if p.category != "other":
-                raise TypeError(
+                raise ArgumentTypeError(
                     f"{name}: a view op takes exactly one tensor (its base); parameter '{p.name}' is annotated "
                     f"{p.annotation}"
                 )
@@ -229,7 +231,9 @@ def _returns_multi(name: str, meta: Callable[..., Any]) -> bool:
     origin = typing.get_origin(hint)
     if origin in (tuple, list, Sequence) and typing.get_args(hint)[:1] == (ViewSpec,):
         return True
-    raise TypeError(f"{name}: a view op's meta function must be annotated '-> ViewSpec' or '-> tuple[ViewSpec, ...]'")
+    raise ArgumentTypeError(
+        f"{name}: a view op's meta function must be annotated '-> ViewSpec' or '-> tuple[ViewSpec, ...]'"
+    )
 
 
 def _check_varargs(name: str, schema: OpSchema, meta: Callable[..., Any], varargs: str | None) -> str | None:
@@ -237,10 +241,14 @@ def _check_varargs(name: str, schema: OpSchema, meta: Callable[..., Any], vararg
         return None
     params = schema.params
     if len(params) < 2 or params[1].name != varargs or params[1].kw_only:
-        raise TypeError(f"{name}: varargs={varargs!r} must name the second, positional parameter of the meta function")
+        raise ArgumentTypeError(
+            f"{name}: varargs={varargs!r} must name the second, positional parameter of the meta function"
+        )
     hint = typing.get_type_hints(meta)[varargs]
     if typing.get_origin(hint) not in (Sequence, tuple, list):
-        raise TypeError(f"{name}: the varargs parameter '{varargs}' must be annotated Sequence[...], got {hint!r}")
+        raise ArgumentTypeError(
+            f"{name}: the varargs parameter '{varargs}' must be annotated Sequence[...], got {hint!r}"
+        )
     return varargs
 
 
