@@ -242,7 +242,10 @@ def _size(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
 
 def _filled(op: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: Scalar | None) -> Tensor:
     backend: Backend = backend_for(device)
-    array = backend.empty(shape, dtype, device)
+    try:
+        array = backend.empty(shape, dtype, device)
+    except ValueError as e:  # NumPy: "array is too big", "maximum supported dimension exceeded"
+        raise ArgumentValueError(f"{op}: cannot allocate a tensor of shape {shape}: {e}") from None
     if fill is not None and backend.has_data:
         guard = backend.guard(device)
         if guard is None:

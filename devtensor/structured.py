@@ -792,6 +792,32 @@ def _mismatch(op: str, named: Sequence[tuple[str, Any]]) -> typing.NoReturn:
     )
 
 
+def _alloc_failed(op: str, spec: TensorSpec, error: ValueError) -> typing.NoReturn:
+    """A result NumPy cannot allocate (too many elements for the address space, too many dims)."""
+    raise ArgumentValueError(f"{op}: cannot allocate the result of shape {tuple(spec[0])}: {error}") from None
+
+
+def _checked_spec(op: str, spec: object) -> TensorSpec:
+    """A custom op's meta result, validated: ``(shape, dtype)`` with a tuple of non-negative Python ints and a
+    supported dtype (a user meta function may return anything; built-in ones are trusted)."""
+    import operator
+
+    from devtensor.dtypes import to_dtype
+
+    if not isinstance(spec, tuple) or len(spec) != 2:
+        raise ArgumentTypeError(f"{op}: the meta function must return (shape, dtype), got {spec!r}")
+    raw_shape, raw_dtype = spec
+    try:
+        shape = tuple(operator.index(d) for d in raw_shape)
+    except TypeError:
+        raise ArgumentTypeError(f"{op}: the meta function returned a shape that is not ints: {raw_shape!r}") from None
+    if any(d < 0 for d in shape):
+        raise ArgumentValueError(f"{op}: the meta function returned a negative dimension: {shape}")
+    if raw_dtype is None:
+        raise ArgumentTypeError(f"{op}: the meta function returned no dtype")
+    return (shape, to_dtype(raw_dtype, op=op, arg="the meta function's dtype"))
+
+
 def _not_refined(op: str, arg: str, value: object, cls: type[Tensor]) -> typing.NoReturn:
     if isinstance(value, Tensor):
         raise DeviceMismatchError(
@@ -917,10 +943,13 @@ def _prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], 
             )
         _check_writable(op, "out", out)
         guard = backend.guard(out._device)
-        if guard is None:
-            return backend.alloc(shape, arr.dtype)
-        with guard:
-            return backend.alloc(shape, arr.dtype)
+        try:
+            if guard is None:
+                return backend.alloc(shape, arr.dtype)
+            with guard:
+                return backend.alloc(shape, arr.dtype)
+        except ValueError as e:
+            _alloc_failed(op, spec, e)
     if out._backend.has_data:
         if not out._wok:
             _check_writable(op, "out", out)
@@ -962,6 +991,8 @@ _COMMON: Final[dict[str, Any]] = {
     "_mismatch": _mismatch,
     "_no_tensor": _no_tensor,
     "_not_refined": _not_refined,
+    "_alloc_failed": _alloc_failed,
+    "_checked_spec": _checked_spec,
     "_list_device": _list_device,
     "_prepare_out": _prepare_out,
     "_prepare_inplace": _prepare_inplace,
@@ -1073,6 +1104,11 @@ def _impl_call(call: str, array: str, target: str | None = None) -> list[str]:
     return ["if _h is not _META_ONLY:", "    _co = _new(_CO)", f"    _co_array(_co, {array}.view())", *body]
 
 
+def _builtin(op: StructuredOp) -> bool:
+    """Ops defined inside devtensor: their meta results are trusted, not checked on every call."""
+    return op.module.split(".")[0] == "devtensor"
+
+
 def _overlap_lines(params: Sequence[Param], target: str, indent: str, *, skip_self: bool) -> list[str]:
     """Inline overlap checks of ``target`` (storage root in ``_root``) against each tensor param."""
     op_text = "_name"
@@ -1121,13 +1157,20 @@ def _generate(
             "        if out._device is not _dev: _mismatch(_name, " + named + ")",
             "    elif _dev is None: _no_tensor(_name, _lists)",
             f"    _spec = _meta({call})",
+            *(["    _spec = _checked_spec(_name, _spec)"] if not _builtin(op) else []),
             f"    _h = _handlers.get({key_text})",
             f"    if _h is None: _h = _resolve({key_text}, str(_dev))",
             "    if out is None:",
             "        _b = _t0._backend",
         ]
         lines += _guarded(
-            ["_arr = _b.alloc(_spec[0], _spec[1])", *_impl_call(call, "_arr")],
+            [
+                "try:",
+                "    _arr = _b.alloc(_spec[0], _spec[1])",
+                "except ValueError as _e:",
+                "    _alloc_failed(_name, _spec, _e)",
+                *_impl_call(call, "_arr"),
+            ],
             "        ",
         )
         lines += [
@@ -1165,6 +1208,7 @@ def _generate(
         lines += _arg_checks(params, named, first_is_self=True, refined=refined)
         lines += [
             f"    _spec = _meta({call})",
+            *(["    _spec = _checked_spec(_name, _spec)"] if not _builtin(op) else []),
             f"    _h = _handlers.get({key_text})",
             f"    if _h is None: _h = _resolve({key_text}, str(_dev))",
             f"    if _spec[0] != {first}._shape or _spec[1] is not {first}._dtype or not {first}._wok:",

@@ -285,7 +285,14 @@ def _unserved(op: ViewOp, self: Tensor, spec: Any) -> Any:
     return tuple(results) if op.multi else results[0]
 
 
-def _one(self: Tensor, kernel: ViewKernel, spec: ViewSpec) -> Tensor:
+def _one(self: Tensor, kernel: ViewKernel, spec: ViewSpec, op: str = "view") -> Tensor:
+    try:
+        return _run_kernel(self, kernel, spec)
+    except (ValueError, OverflowError) as e:  # sizes NumPy cannot represent (expand/reshape to 10**20 elements)
+        raise ArgumentValueError(f"{op}: cannot make the result of shape {tuple(spec.shape)}: {e}") from None
+
+
+def _run_kernel(self: Tensor, kernel: ViewKernel, spec: ViewSpec) -> Tensor:
     backend = self._backend
     if not spec.copy:
         return backend.wrap_view(kernel(backend.xp, self._array, spec.plan), self)
@@ -298,8 +305,8 @@ def _one(self: Tensor, kernel: ViewKernel, spec: ViewSpec) -> Tensor:
     return backend.wrap(array, self._device)
 
 
-def _many(self: Tensor, kernel: ViewKernel, specs: Sequence[ViewSpec]) -> tuple[Tensor, ...]:
-    return tuple([_one(self, kernel, s) for s in specs])
+def _many(self: Tensor, kernel: ViewKernel, specs: Sequence[ViewSpec], op: str = "view") -> tuple[Tensor, ...]:
+    return tuple([_one(self, kernel, s, op) for s in specs])
 
 
 _COMMON: Final[dict[str, Any]] = {
@@ -351,7 +358,7 @@ def _generate(op: ViewOp) -> Callable[..., Any]:
         f"    _spec = _meta({_call_text(op)})",
         f"    _k = _kernels.get({self_name}._device.key)",
         f"    if _k is None: return _unserved(_op, {self_name}, _spec)",
-        f"    return {finish}({self_name}, _k, _spec)",
+        f"    return {finish}({self_name}, _k, _spec, _name)",
     ]
     # The dispatch-mode hook (as the structured fronts have): active modes see view-op calls too (variant
     # "view"); ``_raw`` is the front without the hook.
