@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
+import operator
 import sys
 import types
 import typing
@@ -40,7 +41,7 @@ from typing import Any, Final, Union
 from devtensor import modes
 from devtensor.device import Device
 from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable
-from devtensor.dtypes import SCALAR_TYPES, check_cast
+from devtensor.dtypes import SCALAR_TYPES, SUPPORTED, check_cast, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -797,13 +798,15 @@ def _alloc_failed(op: str, spec: TensorSpec, error: ValueError) -> typing.NoRetu
     raise ArgumentValueError(f"{op}: cannot allocate the result of shape {tuple(spec[0])}: {error}") from None
 
 
+# Shapes already validated by _checked_spec (tuples of non-negative Python ints), bounded; and the dtypes a
+# meta function may return as they are.
+_SPEC_SHAPES: dict[tuple[int, ...], tuple[int, ...]] = {}
+_SPEC_DTYPES: Final = SUPPORTED
+
+
 def _checked_spec(op: str, spec: object) -> TensorSpec:
     """A custom op's meta result, validated: ``(shape, dtype)`` with a tuple of non-negative Python ints and a
     supported dtype (a user meta function may return anything; built-in ones are trusted)."""
-    import operator
-
-    from devtensor.dtypes import to_dtype
-
     if not isinstance(spec, tuple) or len(spec) != 2:
         raise ArgumentTypeError(f"{op}: the meta function must return (shape, dtype), got {spec!r}")
     raw_shape, raw_dtype = spec
@@ -815,6 +818,9 @@ def _checked_spec(op: str, spec: object) -> TensorSpec:
         raise ArgumentValueError(f"{op}: the meta function returned a negative dimension: {shape}")
     if raw_dtype is None:
         raise ArgumentTypeError(f"{op}: the meta function returned no dtype")
+    if len(_SPEC_SHAPES) >= 4096:
+        _SPEC_SHAPES.clear()
+    _SPEC_SHAPES[shape] = shape
     return (shape, to_dtype(raw_dtype, op=op, arg="the meta function's dtype"))
 
 
@@ -993,6 +999,8 @@ _COMMON: Final[dict[str, Any]] = {
     "_not_refined": _not_refined,
     "_alloc_failed": _alloc_failed,
     "_checked_spec": _checked_spec,
+    "_SPEC_SHAPES": _SPEC_SHAPES,
+    "_SPEC_DTYPES": _SPEC_DTYPES,
     "_list_device": _list_device,
     "_prepare_out": _prepare_out,
     "_prepare_inplace": _prepare_inplace,
@@ -1157,7 +1165,19 @@ def _generate(
             "        if out._device is not _dev: _mismatch(_name, " + named + ")",
             "    elif _dev is None: _no_tensor(_name, _lists)",
             f"    _spec = _meta({call})",
-            *(["    _spec = _checked_spec(_name, _spec)"] if not _builtin(op) else []),
+            *(
+                [
+                    # Inline fast path: a shape seen valid before is one dict lookup (its value is the canonical
+                    # tuple of Python ints: an equal tuple of NumPy ints maps to it), the dtype one set lookup.
+                    "    _s = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is tuple and len(_spec) == 2 else None",
+                    "    if _s is None or _spec[1] not in _SPEC_DTYPES:",
+                    "        _spec = _checked_spec(_name, _spec)",
+                    "    elif _s is not _spec[0]:",
+                    "        _spec = (_s, _spec[1])",
+                ]
+                if not _builtin(op)
+                else []
+            ),
             f"    _h = _handlers.get({key_text})",
             f"    if _h is None: _h = _resolve({key_text}, str(_dev))",
             "    if out is None:",
@@ -1208,7 +1228,19 @@ def _generate(
         lines += _arg_checks(params, named, first_is_self=True, refined=refined)
         lines += [
             f"    _spec = _meta({call})",
-            *(["    _spec = _checked_spec(_name, _spec)"] if not _builtin(op) else []),
+            *(
+                [
+                    # Inline fast path: a shape seen valid before is one dict lookup (its value is the canonical
+                    # tuple of Python ints: an equal tuple of NumPy ints maps to it), the dtype one set lookup.
+                    "    _s = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is tuple and len(_spec) == 2 else None",
+                    "    if _s is None or _spec[1] not in _SPEC_DTYPES:",
+                    "        _spec = _checked_spec(_name, _spec)",
+                    "    elif _s is not _spec[0]:",
+                    "        _spec = (_s, _spec[1])",
+                ]
+                if not _builtin(op)
+                else []
+            ),
             f"    _h = _handlers.get({key_text})",
             f"    if _h is None: _h = _resolve({key_text}, str(_dev))",
             f"    if _spec[0] != {first}._shape or _spec[1] is not {first}._dtype or not {first}._wok:",
