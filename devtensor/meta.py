@@ -34,6 +34,14 @@ __all__ = [
     "unary_ufunc_meta",
 ]
 
+#: The attribute through which the meta functions made here offer the generated fronts (devtensor.structured)
+#: to inline their common case, saving a Python call per op call: ``("unary", cache)`` for
+#: :func:`unary_ufunc_meta` (``cache`` maps ``self``'s dtype to the result's), ``("binary", last)`` for
+#: :func:`binary_ufunc_meta` (``last[0]`` is the entry used last: ``(self's dtype, other's dtype, result dtype,
+#: ...)``). What the fronts compute inline is exactly what the meta function would return; any other case
+#: calls it.
+INLINE: Final = "_devtensor_inline"
+
 _broadcast_cache: dict[tuple[tuple[int, ...], ...], tuple[int, ...]] = {}
 _MAX_CACHE: Final = 4096
 
@@ -136,6 +144,8 @@ def unary_ufunc_meta(op: str, ufunc: np.ufunc) -> Callable[[Tensor], TensorSpec]
             return (self._shape, dtype)
 
     meta.__name__ = meta.__qualname__ = op
+    # The generated fronts inline the cache hit (see INLINE).
+    meta.__dict__[INLINE] = ("unary", cache)
     return meta
 
 
@@ -148,7 +158,10 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
     The returned meta raises ShapeError (shapes that do not broadcast), ArgumentTypeError (no NumPy loop, or
     a bad ``alpha``) and ScalarOverflowError (a Python int out of range of the integer dtype it meets).
     """
-    cache: dict[Any, dict[Any, tuple[DType, tuple[int, ...], tuple[DType, ...]]]] = {}
+    # (operand dtypes or types) -> (da, db, result dtype, int scalars to range-check, loop dtypes)
+    cache: dict[Any, dict[Any, tuple[Any, Any, DType, tuple[int, ...], tuple[DType, ...]]]] = {}
+    # The entry used last (swapped whole, so threads always see a consistent one).
+    last: list[tuple[Any, Any, DType, tuple[int, ...], tuple[DType, ...]]] = [(None, None, _NO_DTYPE, (), ())]
 
     def meta(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1) -> TensorSpec:
         if isinstance(self, Tensor):
@@ -168,16 +181,20 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
             else:
                 shape = ()
                 db = type(other)
-        try:
-            entry = cache[da][db]
-        except KeyError:
-            entry = cache.setdefault(da, {})[db] = _resolve(op, ufunc, (da, db))
-        if entry[1]:
-            for i in entry[1]:
-                _check_int_scalar(op, _BINARY_NAMES[i], (self, other)[i], entry[2][i])  # type: ignore[arg-type]
-        if alpha != 1 or type(alpha) is not int:
-            _check_alpha(op, alpha, entry[0], other)
-        return (shape, entry[0])
+        # The last combination seen, by identity (a hit is two ``is`` tests, a dict lookup hashes two dtypes).
+        entry = last[0]
+        if entry[0] is not da or entry[1] is not db:
+            try:
+                entry = cache[da][db]
+            except KeyError:
+                entry = cache.setdefault(da, {})[db] = (da, db, *_resolve(op, ufunc, (da, db)))
+            last[0] = entry
+        if entry[3]:
+            for i in entry[3]:
+                _check_int_scalar(op, _BINARY_NAMES[i], (self, other)[i], entry[4][i])  # type: ignore[arg-type]
+        if alpha is not ONE and (alpha != 1 or type(alpha) is not int):
+            _check_alpha(op, alpha, entry[2], other)
+        return (shape, entry[2])
 
     if not alpha:
         # The op has no alpha: hide the parameter from the signature the schema is derived from, so no
@@ -186,6 +203,9 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
         meta.__signature__ = sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "alpha"])  # type: ignore[attr-defined]
         meta.__annotations__ = {k: v for k, v in meta.__annotations__.items() if k != "alpha"}
     meta.__name__ = meta.__qualname__ = op
+    # The generated fronts inline the common case (see INLINE): two tensors of one shape whose dtypes are those
+    # of ``last``'s entry, alpha left at 1 (when the op has it).
+    meta.__dict__[INLINE] = ("binary", last)
     return meta
 
 
@@ -210,6 +230,9 @@ def _check_alpha(op: str, alpha: Scalar, result: DType, other: TensorOrScalar) -
 
 
 _BINARY_NAMES: Final = ("self", "other")
+#: ``alpha is ONE``: alpha at its default (ints this small are cached objects), valid without further tests.
+ONE: Final = 1
+_NO_DTYPE: Final = np.dtype(np.void)  # fills the empty cache entry (its operand types match nothing)
 
 
 def check_python_ints(op: str, dtype: DType, names: tuple[str, ...], *args: Any) -> None:

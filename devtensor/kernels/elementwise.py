@@ -27,6 +27,7 @@ from devtensor.meta import (
 from devtensor.structured import StructuredOp, TensorSpec, structured_op
 from devtensor.tensor import Tensor, TensorMeta, TensorMetaOrScalar
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
+from devtensor.typed.const_out import InplaceOut
 
 __all__ = [
     "abs",
@@ -59,6 +60,13 @@ __all__ = [
     "tanh",
     "where",
 ]
+
+
+# Hot paths: the CPU kernels of the common elementwise ops (the generic unary and binary ones, add, sub) are most
+# of their ops' time at small sizes, where each Python-level step shows. They read ``self`` through the output
+# of an inplace call (see InplaceOut: NumPy's in-place fast path), arrays straight off the slot the ``array``
+# property reads (no property or helper call), and pass the output positionally where NumPy allows it (it parses
+# that faster than ``out=``). The other kernels use the helpers below.
 
 
 def _np(x: CPUTensor | Scalar) -> Any:
@@ -99,7 +107,8 @@ def _unary_ufunc(name: str, ufunc: np.ufunc, summary: str) -> StructuredOp:
 
     @op.impl("cpu")
     def _cpu(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
-        ufunc(self.array, out=out.array)
+        o = out.array
+        ufunc(o if type(out) is InplaceOut else self._array, o)
 
     @op.impl("cuda")
     def _cuda(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
@@ -116,7 +125,10 @@ def _binary_ufunc(name: str, ufunc: np.ufunc, summary: str) -> StructuredOp:
 
     @op.impl("cpu")
     def _cpu(self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None:
-        ufunc(_np(self), _np(other), out=out.array)
+        o = out.array
+        a = o if type(out) is InplaceOut else self._array if isinstance(self, CPUTensor) else self
+        # (``out=`` here: NumPy deprecates a positional output for maximum and minimum)
+        ufunc(a, other._array if isinstance(other, CPUTensor) else other, out=o)
 
     @op.impl("cuda")
     def _cuda(
@@ -177,11 +189,12 @@ def _add_cpu(
     alpha: Scalar,
     out: ConstOut[CPUTensor],
 ) -> None:
-    a = self.array if isinstance(self, CPUTensor) else self
-    b = other.array if isinstance(other, CPUTensor) else other
+    o = out.array  # (a hot path: see above _np)
+    a = o if type(out) is InplaceOut else self._array if isinstance(self, CPUTensor) else self
+    b = other._array if isinstance(other, CPUTensor) else other
     if alpha != 1 or type(alpha) is complex:
         b = _scaled(np, a, b, alpha)
-    _np_add(a, b, out=out.array)
+    _np_add(a, b, o)
 
 
 @_ks.add.cuda
@@ -206,6 +219,7 @@ _sub_meta.__doc__ = (
     + _ALPHA_DOC
 )
 sub = StructuredOp("sub", _sub_meta, elementwise=True)
+_np_subtract = np.subtract
 
 
 @_ks.sub.cpu
@@ -216,7 +230,12 @@ def _sub_cpu(
     alpha: Scalar,
     out: ConstOut[CPUTensor],
 ) -> None:
-    np.subtract(_np(self), _scaled(np, _np(self), _np(other), alpha), out=out.array)
+    o = out.array  # (a hot path: see above _np)
+    a = o if type(out) is InplaceOut else self._array if isinstance(self, CPUTensor) else self
+    b = other._array if isinstance(other, CPUTensor) else other
+    if alpha != 1 or type(alpha) is complex:
+        b = _scaled(np, a, b, alpha)
+    _np_subtract(a, b, o)
 
 
 @_ks.sub.cuda
