@@ -1,0 +1,89 @@
+"""devtensor.library: custom ops, out-of-tree backends, Python overrides, dispatch modes and an op checker.
+
+The public face of the machinery the built-in ops use (:mod:`devtensor.structured`, :mod:`devtensor.dispatcher`,
+:mod:`devtensor.modes`), for code outside devtensor. The RFC's promise (RFC-0005, structured kernels): "you define
+a meta part and a CPU and a CUDA part, and the framework puts it all together".
+
+Custom ops::
+
+    from devtensor import library
+    from devtensor.structured import TensorSpec
+
+    @library.custom_op(elementwise=True)
+    def softplus(self: Tensor, beta: float = 1.0, threshold: float = 20.0) -> TensorSpec:
+        return self.shape, self.dtype                  # checks + (shape, dtype) of the result
+
+    @softplus.impl("cpu")
+    def _(self: CPUTensor, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None:
+        ...                                            # write the result into out.array
+
+    softplus.functional(x, beta=2.0)                   # functional, and with out=: the out variant
+    softplus.inplace(x)                                # inplace (softplus_)
+
+The op is a :class:`~devtensor.structured.StructuredOp`, exactly like a built-in: same generated fronts, same
+common code (argument checks, dispatch key, meta, out/inplace rules, overlap checks, device guard, version
+bumps). ``python -m devtensor.codegen --package mypkg --out mypkg/kernel_signatures.py`` writes typed
+registration decorators for a package's ops (see :mod:`devtensor.codegen`).
+
+Out-of-tree backends: :func:`register_backend` adds a device type, its dispatch key, a refined tensor class and
+a :class:`~devtensor.backends.Backend`; :func:`register_kernel` / ``op.impl(key)`` give kernels for built-in or
+custom ops; :func:`register_fallback` serves every op without one (:func:`cpu_fallback` is a ready one).
+
+Python overrides: :func:`override` puts a Python callable above an op's kernel for one key and returns a handle
+that undoes it. Dispatch modes (:class:`DispatchMode`, :class:`CountingMode`, :class:`LoggingMode`) see every op
+call. :func:`check` runs samples through every variant and key, as ``torch.library.opcheck``.
+
+Safety: every name that reaches generated source (op names, parameter names) is a validated plain ASCII
+identifier (:func:`~devtensor.structured.check_op_name`); schema strings are parsed by a small tokenizer (no
+``eval``/``exec``), and defaults reach the fronts as objects, never as text.
+
+Modules, by concern: :mod:`~devtensor.library.custom_ops` (custom_op, get_op, remove_op),
+:mod:`~devtensor.library.schema_parser` (parse_schema), :mod:`~devtensor.library.backends` (register_backend,
+register_kernel, register_fallback, cpu_fallback), :mod:`~devtensor.library.overrides` (override),
+:mod:`~devtensor.library.handles` (RegistrationHandle, the one handle type all three registrations return),
+:mod:`~devtensor.library.modes` (CountingMode, LoggingMode) and the checker (:mod:`~devtensor.library.checker`
+with :mod:`~devtensor.library.check_report` and :mod:`~devtensor.library.check_runs`). Import from
+``devtensor.library`` itself: the names below are its public API.
+"""
+
+from __future__ import annotations
+
+from devtensor.library.backends import (
+    NumpyBackend,
+    OutOfTreeBackend,
+    cpu_fallback,
+    register_backend,
+    register_fallback,
+    register_kernel,
+)
+from devtensor.library.check_report import CheckProblem, CheckReport, Sample
+from devtensor.library.checker import check
+from devtensor.library.custom_ops import custom_op, get_op, remove_op
+from devtensor.library.handles import RegistrationHandle
+from devtensor.library.modes import CallRecord, CountingMode, DispatchMode, LoggingMode, active_modes
+from devtensor.library.overrides import override
+from devtensor.library.schema_parser import parse_schema
+
+__all__ = [
+    "CallRecord",
+    "CheckProblem",
+    "CheckReport",
+    "CountingMode",
+    "DispatchMode",
+    "LoggingMode",
+    "NumpyBackend",
+    "OutOfTreeBackend",
+    "RegistrationHandle",
+    "Sample",
+    "active_modes",
+    "check",
+    "cpu_fallback",
+    "custom_op",
+    "get_op",
+    "override",
+    "parse_schema",
+    "register_backend",
+    "register_fallback",
+    "register_kernel",
+    "remove_op",
+]

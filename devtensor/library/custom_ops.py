@@ -1,0 +1,235 @@
+"""Custom ops: :func:`custom_op` defines an op from user code (its meta function, its annotations or a schema
+string), :func:`get_op` finds any structured op, :func:`remove_op` undefines a custom one.
+
+A custom op is a :class:`~devtensor.structured.StructuredOp` exactly like a built-in one: same generated fronts and
+common code; only the registration path and the right to be replaced or removed differ.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from devtensor import structured
+from devtensor.errors import ArgumentTypeError, ArgumentValueError
+from devtensor.library._compat import drop_device_bindings
+from devtensor.library.schema_parser import parse_schema, validated_schema
+from devtensor.structured import (
+    TENSOR,
+    TENSOR_OR_SCALAR,
+    OpSchema,
+    StructuredOp,
+    TensorSpec,
+    check_op_name,
+    schema_from_meta,
+)
+from devtensor.tensor import Tensor
+from devtensor.views import all_view_ops
+
+__all__ = ["OpLike", "custom_op", "get_op", "remove_op"]
+
+OpLike = StructuredOp | Callable[..., Any] | str
+
+
+def get_op(op: OpLike) -> StructuredOp:
+    """The :class:`StructuredOp` for ``op``: an op, one of its generated variants (``devtensor.add``,
+    ``devtensor.add_``, ``devtensor.cpu.add``), or an op name.
+
+    Raises:
+        KeyError: no structured op of that name (view ops have no kernels to override or check).
+        TypeError: ``op`` is none of the above.
+    """
+    if isinstance(op, StructuredOp):
+        return op
+    if isinstance(op, str):
+        for candidate in structured.all_ops():
+            if candidate.name == op:
+                return candidate
+        raise KeyError(f"no structured op named {op!r}")
+    found = getattr(op, "op", None)
+    if isinstance(found, StructuredOp):
+        return found
+    raise ArgumentTypeError(f"expected a StructuredOp, one of its variants or an op name, got {op!r}")
+
+
+#: The ops defined through :func:`custom_op` (by name): these may be replaced and removed.
+_custom_ops: dict[str, StructuredOp] = {}
+
+
+def _is_builtin(op: StructuredOp) -> bool:
+    """An op devtensor defines itself (not through :func:`custom_op`): never replaced or removed here."""
+    return _custom_ops.get(op.name) is not op and op.module.split(".")[0] == "devtensor"
+
+
+def custom_op(
+    name: str | None = None,
+    *,
+    schema: str | OpSchema | None = None,
+    inplace: bool | None = None,
+    method: bool = False,
+    elementwise: bool = False,
+    replace: bool = False,
+    doc: str | None = None,
+    module: str | None = None,
+) -> Callable[[Callable[..., TensorSpec]], StructuredOp]:
+    """Decorator: define an op from user code with its meta function; returns the :class:`StructuredOp`.
+
+    The meta function takes the op's parameters and returns ``(shape, dtype)`` of the result, checking the
+    arguments first (errors name the op, the argument and the value). Its annotations are the schema (resolved
+    with ``typing.get_type_hints``, so ``from __future__ import annotations`` works): ``Tensor``, ``Tensor |
+    None``, ``Sequence[Tensor]`` / ``list[Tensor]``, ``TensorOrScalar``, ``Scalar``, ``int``, ``float``, ``bool``,
+    ``str``, ``Literal[...]``, ``Sequence[int]`` / ``tuple[int, ...]``, ``DTypeLike``, each optionally ``| None``,
+    with defaults. Or give ``schema`` as a string, PyTorch style (see :func:`parse_schema`); the meta function
+    must then have the schema's parameter names and kinds (its annotations are not read).
+
+    Register impls with ``op.impl("cpu")`` / ``op.impl("cuda")`` (or :func:`register_kernel`); call the op
+    through ``op.functional`` (with ``out=`` for the out variant) and ``op.inplace``.
+
+    Args:
+        name: the op name (default: the schema string's, else the meta function's ``__name__``).
+        schema: a schema string or :class:`OpSchema`, instead of the meta's annotations.
+        inplace: generate the inplace variant ``name_`` (default: when the first parameter is a Tensor).
+        method: attach ``name`` (and ``name_``) as Tensor methods (default False: a user package should not
+            change the Tensor class unless it asks to).
+        elementwise: an output may be exactly one of the inputs (same memory and strides), as ``add``'s.
+        replace: redefine an op of that name defined by user code (built-in ops cannot be replaced: override
+            their kernels with :func:`override` instead).
+        doc: the docstring of the variants (default: the meta function's).
+        module: the module the op belongs to (``op.module``; default: the module applying the decorator).
+            ``python -m devtensor.codegen --package P`` declares the ops of the modules in package ``P``.
+    Raises:
+        ValueError: a bad name (not a plain ASCII identifier, a keyword, starting with ``_``, or ``out`` and the
+            other reserved names); an op or view op of that name exists (and ``replace`` is False, or it is
+            built-in); a Tensor method would shadow an existing Tensor attribute; a malformed schema string.
+        TypeError: an unsupported annotation (the message names the parameter and the nearest supported type),
+            an unannotated or variadic parameter, a meta signature that does not match ``schema``.
+    """
+
+    def define(meta: Callable[..., TensorSpec]) -> StructuredOp:
+        # The op belongs to the module that defines it (the decorator's caller), which need not be the meta
+        # function's (a meta made by a helper such as devtensor.meta.binary_ufunc_meta): codegen and
+        # ``--package`` select ops by this module.
+        owner = module if module is not None else sys._getframe(1).f_globals.get("__name__", "__main__")
+        return _define(name, meta, schema, inplace, method, elementwise, replace, doc, str(owner))
+
+    return define
+
+
+def _define(
+    name: str | None,
+    meta: Callable[..., TensorSpec],
+    schema: str | OpSchema | None,
+    inplace: bool | None,
+    method: bool,
+    elementwise: bool,
+    replace: bool,
+    doc: str | None,
+    module: str,
+) -> StructuredOp:
+    """:func:`custom_op`'s work once the defining module is known; nothing is registered unless all checks pass."""
+    if not callable(meta):
+        raise ArgumentTypeError(f"custom_op: the meta function must be callable, got {meta!r}")
+    parsed: OpSchema | None
+    if isinstance(schema, str):
+        parsed = parse_schema(schema)
+        if name is not None and name != parsed.name:
+            raise ArgumentValueError(f"custom_op: name {name!r} differs from the schema's name {parsed.name!r}")
+        name = parsed.name
+    elif isinstance(schema, OpSchema):
+        parsed = schema
+        name = name if name is not None else schema.name
+    elif schema is None:
+        parsed = None
+    else:
+        raise ArgumentTypeError(f"custom_op: argument 'schema' must be a str or an OpSchema, got {schema!r}")
+    if name is None:
+        name = getattr(meta, "__name__", None)
+    op_name = check_op_name("custom_op", name)
+    if parsed is None:
+        parsed = schema_from_meta(op_name, meta)
+    else:
+        parsed = validated_schema(op_name, parsed)
+        _check_meta_matches(op_name, meta, parsed)
+    first = parsed.params[0]
+    legal_inplace = first.category in (TENSOR, TENSOR_OR_SCALAR)
+    if inplace is None:
+        inplace = legal_inplace and not first.optional
+    elif inplace and not legal_inplace:
+        raise ArgumentTypeError(f"{op_name}: an inplace variant needs a tensor first parameter")
+
+    existing = next((defined for defined in structured.all_ops() if defined.name == op_name), None)
+    if any(view.name == op_name for view in all_view_ops()):
+        raise ArgumentValueError(f"custom_op: {op_name!r} is a view op of devtensor; choose another name")
+    if existing is not None:
+        if _is_builtin(existing):
+            raise ArgumentValueError(
+                f"custom_op: {op_name!r} is a built-in op of devtensor and cannot be redefined; use "
+                "library.override(op, key, fn) to change what it does for a dispatch key"
+            )
+        if not replace:
+            raise ArgumentValueError(
+                f"custom_op: an op named {op_name!r} is defined already (by module {existing.module!r}); pass "
+                "replace=True to redefine it, or choose another name"
+            )
+    if method:
+        owned: set[str] = set()  # methods the op being replaced attached: replacing them shadows nothing
+        if existing is not None and existing.method:
+            owned = {op_name, op_name + "_"}
+        for attr in (op_name, op_name + "_") if inplace else (op_name,):
+            if attr not in owned and any(attr in cls.__dict__ for cls in Tensor.__mro__ if cls is not object):
+                raise ArgumentValueError(
+                    f"custom_op: a Tensor method {attr!r} would shadow an existing Tensor attribute"
+                )
+    if existing is not None:
+        remove_op(existing)
+    op = StructuredOp(
+        op_name,
+        meta,
+        inplace=inplace,
+        method=method,
+        elementwise=elementwise,
+        doc=doc,
+        schema=parsed,
+    )
+    op.module = module
+    _custom_ops[op_name] = op
+    return op
+
+
+def remove_op(op: OpLike) -> StructuredOp:
+    """Undefine a custom op (by op, variant or name): remove it from the registry, its Tensor methods and its
+    cached device bindings; returns it. Existing references to its variants keep working.
+
+    Raises:
+        KeyError: no such op.  ValueError: a built-in op of devtensor (they cannot be removed).
+    """
+    found = get_op(op)
+    if _is_builtin(found):
+        raise ArgumentValueError(f"remove_op: {found.name!r} is a built-in op of devtensor and cannot be removed")
+    removed = structured.remove_op(found.name)
+    if _custom_ops.get(found.name) is found:
+        del _custom_ops[found.name]
+    # Device bindings (devtensor.cpu.<name>) are compiled per op name on first use; drop this op's.
+    drop_device_bindings(found.name)
+    return removed
+
+
+def _check_meta_matches(op_name: str, meta: Callable[..., Any], schema: OpSchema) -> None:
+    """TypeError unless ``meta`` has the schema's parameter names and kinds, in order."""
+    try:
+        signature = inspect.signature(meta)
+    except (TypeError, ValueError) as error:
+        raise ArgumentTypeError(f"{op_name}: the meta function has no inspectable signature") from error
+    meta_params = [(p.name, p.kind == p.KEYWORD_ONLY) for p in signature.parameters.values()]
+    schema_params = [(p.name, p.kw_only) for p in schema.params]
+    if meta_params != schema_params:
+
+        def listed(params: list[tuple[str, bool]]) -> str:
+            return ", ".join(("*" if kw_only else "") + name for name, kw_only in params)
+
+        raise ArgumentTypeError(
+            f"{op_name}: the meta function has parameters ({listed(meta_params)}), but the schema has "
+            f"({listed(schema_params)}) (same names and kinds needed; * marks keyword-only)"
+        )
