@@ -630,6 +630,141 @@ def test_overrides_under_concurrent_calls() -> None:
     assert np.array_equal(cpu_array(op.functional(x)), x_np * 2)
 
 
+# --- registration handles: one type, the same behaviour for kernels, overrides and fallbacks ---------------------
+
+HandleKind = Literal["kernel", "override", "fallback"]
+
+
+@pytest.fixture(scope="module")
+def handle_backend() -> library.OutOfTreeBackend:
+    """An out-of-tree device type for the fallback handles (device types stay registered: one per module)."""
+    return library.register_backend(unique("handletest"))
+
+
+class Registrations:
+    """Registers callables of one kind that fill the output with a value, and tells which value is in force."""
+
+    def __init__(self, kind: HandleKind, backend: library.OutOfTreeBackend) -> None:
+        self.kind = kind
+        self.backend = backend
+        self.op = library.custom_op(unique("handles"), elementwise=True)(_same_shape_meta)
+        if kind != "fallback":
+
+            @self.op.impl("cpu")
+            def _(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+                out.array[...] = -1.0  # the kernel that was there before any handle
+
+    def register(self, value: float) -> library.RegistrationHandle:
+        def fill(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+            out.array[...] = value
+
+        def fill_fallback(op: structured.StructuredOp, *args: Any, out: ConstOut[Any], **kwargs: Any) -> None:
+            out.array[...] = value
+
+        if self.kind == "kernel":
+            return library.register_kernel(self.op, "cpu", fill)
+        if self.kind == "override":
+            return library.override(self.op, "cpu", fill)
+        return library.register_fallback(self.backend.name, fill_fallback)
+
+    def in_force(self) -> float | None:
+        """The value the op's call writes now; None when nothing serves it (no fallback left)."""
+        device = "cpu" if self.kind != "fallback" else self.backend.name
+        try:
+            result = self.op.functional(dt.zeros(1, device=device))
+        except NoKernelError:
+            return None
+        return float(result.cpu().tolist()[0])
+
+    def original(self) -> float | None:
+        return None if self.kind == "fallback" else -1.0
+
+
+def _same_shape_meta(self: Tensor) -> TensorSpec:
+    return self.shape, self.dtype
+
+
+KINDS: tuple[HandleKind, ...] = ("kernel", "override", "fallback")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_handles_are_one_type_with_the_same_attributes(kind: HandleKind, handle_backend: Any) -> None:
+    registrations = Registrations(kind, handle_backend)
+    handle = registrations.register(1.0)
+    assert type(handle) is library.RegistrationHandle
+    assert handle.kind == kind and callable(handle.fn)  # active: its repr says so
+    if kind == "fallback":
+        assert handle.op is None and handle.key is handle_backend.key
+        assert repr(handle) == f"<fallback for {handle_backend.key.name} (active)>"
+    else:
+        assert handle.op is registrations.op and handle.key is DispatchKey.CPU
+        assert repr(handle) == f"<{kind} of {registrations.op.name} for CPU (active)>"
+    assert registrations.in_force() == 1.0
+    assert handle.remove() is True
+    assert not handle.active and repr(handle).endswith("(removed)>")
+    assert registrations.in_force() == registrations.original()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("order", list(itertools.permutations(range(3))))
+def test_handles_removed_in_any_order_leave_the_newest_remaining(
+    kind: HandleKind, order: tuple[int, ...], handle_backend: Any
+) -> None:
+    registrations = Registrations(kind, handle_backend)
+    handles = [registrations.register(float(value)) for value in (10, 20, 30)]
+    assert registrations.in_force() == 30.0
+    remaining = [10.0, 20.0, 30.0]
+    for position in order:
+        assert handles[position].remove() is True
+        remaining.remove(float((position + 1) * 10))
+        expected = remaining[-1] if remaining else registrations.original()
+        assert registrations.in_force() == expected, (kind, order, position)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_handle_context_manager_and_double_remove(kind: HandleKind, handle_backend: Any) -> None:
+    registrations = Registrations(kind, handle_backend)
+    with registrations.register(5.0) as handle:
+        assert handle.active and registrations.in_force() == 5.0
+        with registrations.register(6.0):
+            assert registrations.in_force() == 6.0
+        assert registrations.in_force() == 5.0
+        assert handle.remove() is True  # removing inside the block: the exit then does nothing
+    assert registrations.in_force() == registrations.original()
+    assert handle.remove() is False and handle.remove() is False
+    assert registrations.in_force() == registrations.original()
+
+
+def test_removing_a_kernel_handle_keeps_a_kernel_registered_outside_handles() -> None:
+    op = define_mul2()
+    x = dt.tensor([1.0])
+
+    def times5(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.multiply(self.array, 5, out=out.array)
+
+    def times7(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.multiply(self.array, 7, out=out.array)
+
+    handle = library.register_kernel(op, "cpu", times5)
+    op.impl("cpu")(times7)  # a plain registration, made after the handle's
+    assert handle.remove() is True
+    assert op.functional(x).tolist() == [7.0]
+
+
+def test_a_failed_registration_changes_nothing() -> None:
+    op = define_mul2()
+
+    def wrong(x: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        pass
+
+    with pytest.raises(TypeError, match="parameters"):
+        library.register_kernel(op, "cpu", wrong)
+    with pytest.raises(TypeError, match="callable"):
+        library.register_fallback("cpu", "not callable")  # type: ignore[arg-type]
+    assert op.functional(dt.tensor([1.0])).tolist() == [2.0]
+    assert not op.table.overrides
+
+
 # --- dispatch modes ---------------------------------------------------------------------------------------------
 
 

@@ -56,7 +56,7 @@ class CheckReport:
 
     def kinds(self) -> set[str]:
         """The kinds of the problems found."""
-        return {p.kind for p in self.problems}
+        return {problem.kind for problem in self.problems}
 
     def raise_if_failed(self) -> None:
         """Raise AssertionError listing the problems, if any."""
@@ -65,5 +65,5 @@ class CheckReport:
 
     def __str__(self) -> str:
         head = f"check({self.op}): {len(self.runs)} runs, {len(self.problems)} problem(s)"
-        lines = [head, *(f"  {p}" for p in self.problems), *(f"  skipped: {s}" for s in self.skipped)]
+        lines = [head, *(f"  {problem}" for problem in self.problems), *(f"  skipped: {why}" for why in self.skipped)]
         return "\n".join(lines)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import traceback
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
@@ -42,6 +42,15 @@ _META_ERROR_HINTS: Final = (
 )
 
 
+class _InputState(NamedTuple):
+    """A tensor argument before a run: where it is, the tensor, a host copy of its values, its version."""
+
+    label: str
+    tensor: Tensor
+    values: np.ndarray[Any, Any] | None
+    version: int
+
+
 class SampleRunner:
     """Runs the samples of one :func:`~devtensor.library.check` call and records problems in ``report``."""
 
@@ -63,19 +72,22 @@ class SampleRunner:
     # helpers -------------------------------------------------------------------------------------------
 
     def problem(self, kind: str, key: str, variant: str, sample: int, message: str) -> None:
+        """Record one problem (see :class:`~devtensor.library.CheckProblem` for the kinds)."""
         self.report.problems.append(CheckProblem(kind, self.op.name, key, variant, sample, message))
 
     def tolerances(self, dtype: np.dtype[Any]) -> tuple[float, float]:
+        """``(rtol, atol)`` for comparing results of ``dtype``: the caller's, else the per-dtype default."""
         rtol, atol = _TOLERANCES.get(dtype.name, (1e-7, 1e-7))
         return (self.rtol if self.rtol is not None else rtol, self.atol if self.atol is not None else atol)
 
-    def close(self, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> bool:
-        if a.shape != b.shape:
+    def close(self, actual: np.ndarray[Any, Any], expected: np.ndarray[Any, Any]) -> bool:
+        """Whether two host results agree: same shape, and values within tolerance (exactly for ints, bools)."""
+        if actual.shape != expected.shape:
             return False
-        if a.dtype.kind in "fc" or b.dtype.kind in "fc":
-            rtol, atol = self.tolerances(a.dtype)
-            return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
-        return bool(np.array_equal(a, b))
+        if actual.dtype.kind in "fc" or expected.dtype.kind in "fc":
+            rtol, atol = self.tolerances(actual.dtype)
+            return bool(np.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True))
+        return bool(np.array_equal(actual, expected))
 
     def split(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """The sample bound to the op's signature (defaults applied), split as the front calls meta."""
@@ -83,71 +95,86 @@ class SampleRunner:
         bound.apply_defaults()
         values = dict(bound.arguments)
         values.pop("out", None)
-        positional = tuple(values[p.name] for p in self.op.schema.params if not p.kw_only)
-        keywords = {p.name: values[p.name] for p in self.op.schema.params if p.kw_only}
+        params = self.op.schema.params
+        positional = tuple(values[param.name] for param in params if not param.kw_only)
+        keywords = {param.name: values[param.name] for param in params if param.kw_only}
         return positional, keywords
 
     @staticmethod
-    def move(value: Any, device: Device, memo: dict[int, Tensor]) -> Any:
+    def move(value: Any, device: Device, copies: dict[int, Tensor]) -> Any:
+        """``value`` with each tensor (also in lists and tuples) copied to ``device``; a tensor passed twice is
+        copied once (``copies``: by the original's id), so aliasing inside the sample is kept."""
         if isinstance(value, Tensor):
-            moved = memo.get(id(value))
+            moved = copies.get(id(value))
             if moved is None:
-                moved = memo[id(value)] = value.to(device, copy=True)
+                moved = copies[id(value)] = value.to(device, copy=True)
             return moved
         if isinstance(value, list):
-            return [SampleRunner.move(v, device, memo) for v in value]
+            return [SampleRunner.move(item, device, copies) for item in value]
         if isinstance(value, tuple):
-            return tuple(SampleRunner.move(v, device, memo) for v in value)
+            return tuple(SampleRunner.move(item, device, copies) for item in value)
         return value
 
     def fresh(self, sample: Sample, device: Device) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        memo: dict[int, Tensor] = {}
-        args = tuple(self.move(a, device, memo) for a in sample.args)
-        kwargs = {k: self.move(v, device, memo) for k, v in sample.kwargs.items()}
+        """The sample's arguments with fresh copies of its tensors on ``device`` (the sample is never written)."""
+        copies: dict[int, Tensor] = {}
+        args = tuple(self.move(arg, device, copies) for arg in sample.args)
+        kwargs = {name: self.move(value, device, copies) for name, value in sample.kwargs.items()}
         return args, kwargs
 
     @staticmethod
-    def host(t: Tensor) -> np.ndarray[Any, Any] | None:
-        if t.device.type == "meta":
+    def host(tensor: Tensor) -> np.ndarray[Any, Any] | None:
+        """A host copy of the tensor's values (None for a meta tensor, which has none)."""
+        if tensor.device.type == "meta":
             return None
-        return np.array(t.to("cpu").numpy(), copy=True)
+        return np.array(tensor.to("cpu").numpy(), copy=True)
 
     @staticmethod
     def labelled(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[str, Tensor]]:
+        """Every tensor among the arguments with a label naming where it is (``args[0]``, ``tensors[1]``)."""
         found: list[tuple[str, Tensor]] = []
 
         def visit(label: str, value: Any) -> None:
             if isinstance(value, Tensor):
                 found.append((label, value))
             elif isinstance(value, (list, tuple)):
-                for i, v in enumerate(value):
-                    visit(f"{label}[{i}]", v)
+                for position, item in enumerate(value):
+                    visit(f"{label}[{position}]", item)
 
-        for i, a in enumerate(args):
-            visit(f"args[{i}]", a)
-        for k, v in kwargs.items():
-            visit(k, v)
+        for position, arg in enumerate(args):
+            visit(f"args[{position}]", arg)
+        for name, value in kwargs.items():
+            visit(name, value)
         return found
 
-    def snapshot(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[str, Tensor, Any, int]]:
-        return [(label, t, self.host(t), t.version) for label, t in self.labelled(args, kwargs)]
+    def snapshot(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[_InputState]:
+        """The state of every tensor argument before a run, to compare with after it."""
+        return [
+            _InputState(label, tensor, self.host(tensor), tensor.version)
+            for label, tensor in self.labelled(args, kwargs)
+        ]
 
     def check_inputs(
         self,
-        before: list[tuple[str, Tensor, Any, int]],
+        before: list[_InputState],
         written: Tensor | None,
         key: str,
         variant: str,
         index: int,
     ) -> None:
-        for label, t, data, version in before:
-            if t is written:
+        """Record a problem for each argument other than ``written`` (the output) whose values or version
+        changed during the run."""
+        for label, tensor, values, version in before:
+            if tensor is written:
                 continue
-            if data is not None:
-                now = self.host(t)
+            if values is not None:
+                now = self.host(tensor)
                 assert now is not None
-                if not (now.shape == data.shape and np.array_equal(now, data, equal_nan=data.dtype.kind in "fc")):
-                    bumped = "" if t.version != version else " (and its version counter was not bumped)"
+                unchanged = now.shape == values.shape and np.array_equal(
+                    now, values, equal_nan=values.dtype.kind in "fc"
+                )
+                if not unchanged:
+                    bumped = "" if tensor.version != version else " (and its version counter was not bumped)"
                     self.problem(
                         "mutation",
                         key,
@@ -156,14 +183,20 @@ class SampleRunner:
                         f"input {label} was modified{bumped}; only the output may be written",
                     )
                     continue
-            if t.version != version:
+            if tensor.version != version:
                 self.problem(
-                    "version", key, variant, index, f"the version of input {label} changed ({version} -> {t.version})"
+                    "version",
+                    key,
+                    variant,
+                    index,
+                    f"the version of input {label} changed ({version} -> {tensor.version})",
                 )
 
     def exception(self, error: BaseException, key: str, variant: str, index: int) -> None:
+        """Record what a run raised: a meta problem when it is NumPy refusing the output the meta function
+        described (a broadcast or cast error on ``out=``), else an exception problem."""
         text = f"{type(error).__name__}: {error}"
-        if isinstance(error, (ValueError, TypeError)) and any(h in str(error) for h in _META_ERROR_HINTS):
+        if isinstance(error, (ValueError, TypeError)) and any(hint in str(error) for hint in _META_ERROR_HINTS):
             self.problem(
                 "meta",
                 key,
@@ -178,10 +211,10 @@ class SampleRunner:
     # one sample on one device ------------------------------------------------------------------------
 
     def run_key(
-        self, index: int, sample: Sample, device: Device, spec0: TensorSpec | None
+        self, index: int, sample: Sample, device: Device, home_spec: TensorSpec | None
     ) -> np.ndarray[Any, Any] | None:
         """Run every variant of the sample on ``device``; the functional result on the host (None for meta or
-        failure)."""
+        failure). ``home_spec``: what the meta function said on the sample's own device."""
         key = device.key.name
         try:
             args, kwargs = self.fresh(sample, device)
@@ -195,13 +228,13 @@ class SampleRunner:
             self.problem("meta", key, "meta", index, f"the meta function raised {type(error).__name__}: {error}")
             return None
         shape, dtype = tuple(spec[0]), np.dtype(spec[1])
-        if spec0 is not None and (shape != tuple(spec0[0]) or dtype != spec0[1]):
+        if home_spec is not None and (shape != tuple(home_spec[0]) or dtype != home_spec[1]):
             self.problem(
                 "meta",
                 key,
                 "meta",
                 index,
-                f"the meta function gives {list(shape)} {dtype} here but {list(spec0[0])} {spec0[1]} on the "
+                f"the meta function gives {list(shape)} {dtype} here but {list(home_spec[0])} {home_spec[1]} on the "
                 "sample's own device (a meta function must read metadata only)",
             )
         functional = self.run_functional(index, sample, device, shape, dtype)
@@ -214,6 +247,7 @@ class SampleRunner:
     def run_functional(
         self, index: int, sample: Sample, device: Device, shape: tuple[int, ...], dtype: np.dtype[Any]
     ) -> np.ndarray[Any, Any] | None:
+        """Run the functional variant; its result on the host (None on failure or on meta)."""
         key = device.key.name
         args, kwargs = self.fresh(sample, device)
         before = self.snapshot(args, kwargs)
@@ -254,11 +288,13 @@ class SampleRunner:
         return np.full(shape, value, dtype=dtype)
 
     def sentinel_out(self, shape: tuple[int, ...], dtype: np.dtype[Any], device: Device, which: int) -> Tensor:
+        """An out tensor on ``device`` filled with sentinel ``which``."""
         return from_numpy(self.sentinel(shape, dtype, which)).to(device, copy=True)
 
     def run_out(
         self, index: int, sample: Sample, device: Device, shape: tuple[int, ...], dtype: np.dtype[Any]
     ) -> np.ndarray[Any, Any] | None:
+        """Run the out variant twice (outs filled with two different sentinels); its values on the host."""
         key = device.key.name
         results: list[np.ndarray[Any, Any] | None] = []
         for which in (0, 1):
@@ -312,6 +348,7 @@ class SampleRunner:
         dtype: np.dtype[Any],
         functional: np.ndarray[Any, Any] | None,
     ) -> None:
+        """Run the inplace variant where the result fits ``self``; compare it with the functional result."""
         key = device.key.name
         if self.op.inplace is None:
             return
@@ -350,13 +387,14 @@ class SampleRunner:
                 )
 
     def compare_reference(self, index: int, sample: Sample, result: np.ndarray[Any, Any]) -> None:
+        """Compare the CPU result with the reference function's on the sample's values."""
         assert self.reference is not None
 
         def to_host(value: Any) -> Any:
             if isinstance(value, Tensor):
                 return np.array(value.to("cpu").numpy(), copy=True)
             if isinstance(value, (list, tuple)):
-                return type(value)(to_host(v) for v in value)
+                return type(value)(to_host(item) for item in value)
             return value
 
         try:
@@ -377,8 +415,9 @@ class SampleRunner:
             self.problem("values", "CPU", "functional", index, "the result differs from the reference's")
 
 
-def _equal_elements(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    same: np.ndarray[Any, Any] = a == b
-    if a.dtype.kind in "fc":
-        same |= np.isnan(a) & np.isnan(b)
+def _equal_elements(first: np.ndarray[Any, Any], second: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Elementwise equality in which NaN equals NaN."""
+    same: np.ndarray[Any, Any] = first == second
+    if first.dtype.kind in "fc":
+        same |= np.isnan(first) & np.isnan(second)
     return same

@@ -109,11 +109,11 @@ def check(
         ordered = list(devices)
         if keys is None and home is not None and home not in ordered:
             ordered.insert(0, home)
-        ordered.sort(key=lambda d: (d.type != "cpu", d.type == "meta"))
-        spec0: TensorSpec | None = None
+        ordered.sort(key=lambda device: (device.type != "cpu", device.type == "meta"))  # CPU first: the baseline
+        home_spec: TensorSpec | None = None
         try:
             meta_args, meta_kwargs = runner.split(sample.args, sample.kwargs)
-            spec0 = found.meta(*meta_args, **meta_kwargs)
+            home_spec = found.meta(*meta_args, **meta_kwargs)
         except Exception as error:
             runner.problem(
                 "meta", str(home), "meta", index, f"the meta function raised {type(error).__name__}: {error}"
@@ -121,7 +121,7 @@ def check(
             continue
         baseline: tuple[str, np.ndarray[Any, Any]] | None = None
         for device in ordered:
-            result = runner.run_key(index, sample, device, spec0)
+            result = runner.run_key(index, sample, device, home_spec)
             if result is None:
                 continue
             if baseline is None:
