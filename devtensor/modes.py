@@ -18,13 +18,15 @@ from typing import Any, Self
 
 __all__ = ["DispatchMode", "active_modes"]
 
-#: How many modes are entered, in all threads together: the generated fronts test ``_ACTIVE[0]`` only.
+#: How many modes are entered, in all threads together: the generated fronts test only ``ACTIVE[0]`` (bound
+#: there as ``_modes``), so a call with no mode anywhere pays one list-item truth test.
 ACTIVE = [0]
 _count_lock = threading.Lock()
 _local = threading.local()
 
 
 def _stack() -> list[DispatchMode]:
+    """This thread's active modes, innermost last (created empty on first use)."""
     stack: list[DispatchMode] | None = getattr(_local, "stack", None)
     if stack is None:
         stack = _local.stack = []

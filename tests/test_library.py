@@ -1,4 +1,5 @@
-"""devtensor.library: custom ops (annotations, schema strings, variants, safety), overrides, modes, the checker."""
+"""devtensor.library: custom ops (annotations, schema strings, variants, safety), overrides, registration handles,
+modes, the checker."""
 
 from __future__ import annotations
 

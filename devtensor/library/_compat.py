@@ -82,5 +82,5 @@ def drop_device_bindings(op_name: str) -> None:
     """Forget the compiled device bindings (``devtensor.cpu.<name>``, ...) of ``op_name`` (``structured._bindings``)."""
     bindings: dict[tuple[str, str, DispatchKey], Any] | None = getattr(_structured_module, "_bindings", None)
     if bindings is not None:
-        for cache_key in [k for k in bindings if k[0] == op_name]:
+        for cache_key in [cached for cached in bindings if cached[0] == op_name]:
             bindings.pop(cache_key, None)

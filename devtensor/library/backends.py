@@ -130,10 +130,10 @@ def cpu_fallback(op: StructuredOp, *args: Any, out: ConstOut[Any], **kwargs: Any
     Raises:
         NoKernelError: the op has no CPU kernel either.  ValueError: no tensor argument to take the device from.
     """
-    devices = [t.device for t in flat_tensors((*args, *kwargs.values()))]
-    if not devices:
+    first_tensor = next(flat_tensors((*args, *kwargs.values())), None)
+    if first_tensor is None:
         raise ArgumentValueError(f"{op.name}: cpu_fallback needs a tensor argument")
-    device = devices[0]
+    device = first_tensor.device
     backend = backend_for(device)
     handler = op.table.handlers.get(DispatchKey.CPU)
     if handler is None:
@@ -282,7 +282,7 @@ def _check_tensor_class(cls: object) -> None:
         # A subclass of CPUTensor (say) would make mypy take this device's tensors for CPU tensors.
         raise ArgumentValueError(
             f"register_backend: tensor_class must subclass Tensor directly, got {cls.__name__} with bases "
-            f"{', '.join(b.__name__ for b in cls.__bases__)}"
+            f"{', '.join(base.__name__ for base in cls.__bases__)}"
         )
     if cls.__dict__.get("__slots__", None) != ():
         raise ArgumentValueError(f"register_backend: {cls.__name__} must declare __slots__ = ()")

@@ -222,8 +222,8 @@ def _check_meta_matches(op_name: str, meta: Callable[..., Any], schema: OpSchema
         signature = inspect.signature(meta)
     except (TypeError, ValueError) as error:
         raise ArgumentTypeError(f"{op_name}: the meta function has no inspectable signature") from error
-    meta_params = [(p.name, p.kind == p.KEYWORD_ONLY) for p in signature.parameters.values()]
-    schema_params = [(p.name, p.kw_only) for p in schema.params]
+    meta_params = [(param.name, param.kind == param.KEYWORD_ONLY) for param in signature.parameters.values()]
+    schema_params = [(param.name, param.kw_only) for param in schema.params]
     if meta_params != schema_params:
 
         def listed(params: list[tuple[str, bool]]) -> str:
