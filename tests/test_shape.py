@@ -28,6 +28,7 @@ from tensor_state import assert_unchanged, snapshot
 import devtensor as dt
 from devtensor.dispatcher import DispatchKey
 from devtensor.errors import ArgumentTypeError, CastingError, MemoryOverlapError, ShapeError, ViewError
+from devtensor.tensor import Tensor
 from devtensor.views import ViewOp, ViewSpec, all_view_ops, view_op
 
 Array = npt.NDArray[Any]
@@ -699,3 +700,13 @@ def test_on_a_real_gpu() -> None:
     v.add_(1)
     assert g.version == 1
     assert_matches(g.cpu(), arr + 1)
+
+
+# --- cat/stack of an empty list: the documented ValueError -------------------------------------------------
+
+
+@pytest.mark.parametrize("fn", [dt.cat, dt.stack], ids=["cat", "stack"])
+def test_cat_and_stack_of_an_empty_list_raise_the_documented_value_error(fn: Callable[..., Tensor]) -> None:
+    # docstrings: "ValueError: an empty list"; currently ArgumentTypeError "got only Python numbers"
+    with pytest.raises(ValueError, match="empty"):
+        fn([])
