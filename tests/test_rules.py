@@ -30,6 +30,7 @@ from hypothesis.extra import numpy as hnp
 from tensor_state import assert_unchanged, snapshot
 
 import devtensor as dt
+from devtensor import library
 from devtensor.backends import Backend, register_backend
 from devtensor.device import register_device_type
 from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, register_fallback, unregister_fallback
@@ -472,7 +473,6 @@ def test_a_backend_fallback_serves_the_key_until_unregistered(stub_device: dt.De
 def cpu_only_op() -> Iterator[StructuredOp]:
     """A throwaway structured op with a CPU impl only, removed from the op registry afterwards (so the
     generated-code freshness check never sees it)."""
-    import devtensor.structured as structured
 
     def dtrules_twice(self: Tensor) -> TensorSpec:
         return (self.shape, self.dtype)
@@ -486,7 +486,7 @@ def cpu_only_op() -> Iterator[StructuredOp]:
     try:
         yield op
     finally:
-        structured._ops.pop(op.name, None)
+        library.remove_op(op)
 
 
 def test_an_op_with_only_a_cpu_impl(cpu_only_op: StructuredOp, stub_device: dt.Device) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from helpers import remove_view_op
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -546,7 +547,6 @@ def test_views_of_read_only_memory_stay_read_only() -> None:
 def diagonal_op() -> Iterator[ViewOp]:
     """A throwaway view op (the main diagonal of a square matrix, a strided view) with a CPU kernel only,
     removed from the view-op registry afterwards (so the generated-code freshness check never sees it)."""
-    import devtensor.views as views
 
     def dtshape_diagonal(self: dt.Tensor, offset: int = 0) -> ViewSpec:
         """The main diagonal (shifted right by ``offset``) of a square matrix."""
@@ -563,7 +563,7 @@ def diagonal_op() -> Iterator[ViewOp]:
     try:
         yield op
     finally:
-        views._view_ops.pop(op.name, None)
+        remove_view_op(op.name)
 
 
 def test_a_custom_view_op(diagonal_op: ViewOp) -> None:
