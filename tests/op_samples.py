@@ -34,6 +34,7 @@ from devtensor.views import all_view_ops
 
 __all__ = [
     "CHECKS",
+    "DTYPES",
     "OPS",
     "TAGS",
     "OpSamples",
@@ -180,7 +181,8 @@ def required_tags(entry: OpSamples) -> set[str]:
 
 # --- operands ---------------------------------------------------------------------------------------------------
 
-_DTYPES = {"b": np.dtype(np.bool_), "i": np.dtype(np.int64), "f": np.dtype(np.float64), "c": np.dtype(np.complex128)}
+#: The dtype samples use for each dtype class code (b, i, f, c).
+DTYPES = {"b": np.dtype(np.bool_), "i": np.dtype(np.int64), "f": np.dtype(np.float64), "c": np.dtype(np.complex128)}
 
 
 def A(shape: tuple[int, ...], kind: str = "f", *, shift: int = 0, signed: bool = False) -> Array:
@@ -198,7 +200,7 @@ def A(shape: tuple[int, ...], kind: str = "f", *, shift: int = 0, signed: bool =
         values = base * 0.375
     else:
         values = base * 0.375 + 0.25j * (base % 3)
-    return np.asarray(values, dtype=_DTYPES[kind]).reshape(shape)
+    return np.asarray(values, dtype=DTYPES[kind]).reshape(shape)
 
 
 def S(shape: tuple[int, ...], kind: str = "f", *, shift: int = 0, signed: bool = False) -> Strided:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from op_samples import CHECKS, OPS, TAGS, OpSamples, Sample, builtin_ops, required_tags
+from op_samples import CHECKS, DTYPES, OPS, TAGS, OpSamples, Sample, builtin_ops, required_tags
 from tensor_state import assert_unchanged, snapshot
 
 import devtensor as dt
@@ -234,6 +234,52 @@ def test_non_empty_out_of_the_wrong_shape_is_resized_with_a_warning(name: str) -
             assert functional(name)(*args, **kwargs, out=out) is out
         assert out.shape == result.shape, label(name, sample, "resized out")
         assert_same(host(out), host(result), label(name, sample, "resized out"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_illegal_inplace_call_is_refused_and_changes_nothing(name: str) -> None:
+    """Where ``self`` is a tensor but the result does not fit it (its shape differs: ValueError; its dtype does not
+    cast same_kind: TypeError), the inplace variant raises, naming the op, and changes no tensor."""
+    entry = OPS[name]
+    fn_ = inplace(name)
+    if fn_ is None:
+        pytest.skip(f"{name}: {entry.skip['inplace']}")
+    for sample in entry.samples:
+        result = cpu_result(name, sample)
+        if inplace_legal(name, sample, result) or not isinstance(numpy_args(sample.args[0]), np.ndarray):
+            continue
+        args, kwargs = sample.make("cpu")
+        before = snapshot(*tensors_in(args, kwargs))
+        error = ValueError if args[0].shape != result.shape else TypeError
+        with pytest.raises(error, match=name):
+            fn_(*args, **kwargs)
+        assert_unchanged(before)
+
+
+_KIND_CODES = {"bool": "b", "int": "i", "float": "f", "complex": "c"}
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if set(OPS[n].kinds) != set("bifc")])
+def test_dtype_classes_the_op_does_not_accept_are_refused(name: str) -> None:
+    """The entry's ``kinds`` is the whole truth: the first sample, with its operands of the first class turned
+    into each class the op does not accept, raises a TypeError naming the op."""
+    entry = OPS[name]
+    first = entry.samples[0]
+    kind = first.arrays()[0].dtype.kind
+
+    def convert(value: Any, to: str) -> Any:
+        if isinstance(value, list):
+            return [convert(v, to) for v in value]
+        array = getattr(value, "array", value)
+        if isinstance(array, np.ndarray) and array.dtype.kind == kind:
+            return array.astype(DTYPES[to])
+        return value
+
+    for to in sorted(set("bifc") - set(entry.kinds)):
+        sample = Sample(tuple(convert(a, to) for a in first.args), first.kwargs)
+        args, kwargs = sample.make("cpu")
+        with pytest.raises(TypeError, match=name):
+            functional(name)(*args, **kwargs)
 
 
 # --- meta and the CUDA stand-in -----------------------------------------------------------------------------------
