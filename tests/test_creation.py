@@ -478,8 +478,8 @@ def test_from_numpy_of_a_matrix_has_ndarray_semantics_or_is_refused() -> None:
         t = dt.from_numpy(m)
     except TypeError:
         return  # refusing the subclass is fine too
-    assert t[0].shape == (2,)  # currently (1, 2): a matrix row stays 2-d
-    assert dt.sum(t, 0).tolist() == [4.0, 6.0]  # currently TypeError from numpy: matrix.sum() and keepdims
+    assert t[0].shape == (2,)  # once (1, 2): a matrix row stays 2-d
+    assert dt.sum(t, 0).tolist() == [4.0, 6.0]  # once TypeError from numpy: matrix.sum() and keepdims
 
 
 # --- from_dlpack of an unsupported dtype: the producer's RuntimeError instead of ArgumentTypeError -----------
@@ -487,7 +487,7 @@ def test_from_numpy_of_a_matrix_has_ndarray_semantics_or_is_refused() -> None:
 
 def test_from_dlpack_of_an_unsupported_dtype_is_the_documented_argument_type_error() -> None:
     torch = pytest.importorskip("torch")
-    # docstring: "ArgumentTypeError: obj ... has an unsupported dtype"; currently NumPy's bare
+    # docstring: "ArgumentTypeError: obj ... has an unsupported dtype"; once NumPy's bare
     # RuntimeError "Unsupported dtype in DLTensor."
     error = raises_devtensor_error_naming(lambda: dt.from_dlpack(torch.ones(2, dtype=torch.bfloat16)), "from_dlpack")
     assert isinstance(error, TypeError)

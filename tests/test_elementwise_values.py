@@ -583,7 +583,7 @@ def test_comparison_with_out_of_range_python_int_follows_numpy(dtype: Any, op: s
     data = np.array([1, 2], dtype=dtype)
     ufunc = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater}[op]
     expected = ufunc(data, value)  # NumPy 2: a correct bool array, no OverflowError
-    result = getattr(dt, op)(dt.from_numpy(data), value)  # currently ScalarOverflowError
+    result = getattr(dt, op)(dt.from_numpy(data), value)  # once ScalarOverflowError
     assert result.dtype == dt.bool
     assert result.tolist() == expected.tolist()
 
@@ -598,6 +598,6 @@ def test_eq_with_a_numpy_scalar_is_elementwise_or_an_error(scalar: Any) -> None:
         result: Any = t == scalar
     except TypeError:
         return
-    # currently == falls back to identity and returns the Python bool False
+    # once == falls back to identity and returns the Python bool False
     assert isinstance(result, Tensor)
     assert result.tolist() == [True, False]

@@ -48,7 +48,7 @@ def test_device_binding_is_not_stale_after_replace_and_remove() -> None:
         _define_fill_op(name, 1.0)
         assert getattr(dt.cpu, name)(x).tolist() == [1.0, 1.0]
         _define_fill_op(name, 2.0, replace=True)
-        assert getattr(dt.cpu, name)(x).tolist() == [2.0, 2.0]  # currently [1.0, 1.0]: the old op runs
+        assert getattr(dt.cpu, name)(x).tolist() == [2.0, 2.0]  # once [1.0, 1.0]: the old op runs
         library.remove_op(name)
         with pytest.raises(AttributeError):
             getattr(dt.cpu, name)  # remove_op promises to drop the op's cached device bindings
@@ -73,7 +73,7 @@ def test_kernel_handles_removed_out_of_order_restore_the_original_kernel() -> No
     h2 = library.register_kernel(op, "cpu", fill22)
     h1.remove()
     h2.remove()
-    assert op.functional(dt.zeros(1)).tolist() == [1.0]  # currently [11.0]: h1's kernel is back
+    assert op.functional(dt.zeros(1)).tolist() == [1.0]  # once [11.0]: h1's kernel is back
 
 
 # --- a mode exited inside another mode's __dispatch__ comes back; the mode count goes negative -------------
@@ -104,10 +104,10 @@ def test_mode_exited_during_another_modes_dispatch_stays_exited() -> None:
     for mode in reversed(modes_mod.active_modes()):  # leave whatever is still active, innermost first
         mode.__exit__(None, None, None)
     assert modes_mod.active_modes() == ()
-    assert modes_mod.ACTIVE[0] == 0  # currently -1: `outer` was restored to the stack after its exit
+    assert modes_mod.ACTIVE[0] == 0  # once -1: `outer` was restored to the stack after its exit
     with library.LoggingMode(sink=lambda text: None) as log:
         _ = a + 1
-    assert log.names == ["add"]  # currently []: modes stop seeing calls
+    assert log.names == ["add"]  # once []: modes stop seeing calls
 
 
 # --- dispatch modes do not see view ops ------------------------------------------------------------------
@@ -119,7 +119,7 @@ def test_dispatch_modes_see_view_op_calls() -> None:
     with library.CountingMode() as mode:
         t.reshape(6)
         dt.transpose(t, 0, 1)
-    assert mode.counts["reshape"] == 1  # currently 0: view ops bypass the modes
+    assert mode.counts["reshape"] == 1  # once 0: view ops bypass the modes
     assert mode.counts["transpose"] == 1
 
 
@@ -149,7 +149,7 @@ def test_inplace_variant_of_a_custom_op_with_a_tensor_list_parameter_runs(front:
     name, op = _define_accumulate()
     x = dt.ones(2)
     y = dt.full((2,), 2.0)
-    # currently UnboundLocalError "cannot access local variable '_t0'" from the generated inplace front, for every
+    # once UnboundLocalError "cannot access local variable '_t0'" from the generated inplace front, for every
     # call (the functional and out variants work)
     result = op.inplace(x, [y]) if front == "op.inplace" else getattr(dt.cpu, name + "_")(x, [y])
     assert result is x
@@ -160,7 +160,7 @@ def test_inplace_variant_of_a_custom_op_with_a_tensor_list_parameter_runs(front:
 def test_library_check_passes_a_correct_op_with_a_tensor_list_parameter() -> None:
     _, op = _define_accumulate()
     report = library.check(op, [library.Sample((dt.ones(2), [dt.full((2,), 2.0)]))], keys=["cpu", "meta"])
-    # currently two "exception" problems (the inplace runs raise UnboundLocalError)
+    # once two "exception" problems (the inplace runs raise UnboundLocalError)
     assert report.ok, str(report)
 
 
@@ -215,7 +215,7 @@ def test_meta_results_are_validated(meta: Callable[[TensorMeta], TensorSpec]) ->
     except TypeError as error:
         assert isinstance(error, dt.DevtensorError)
         return
-    # currently a tensor of dtype object, and a tensor whose .shape is (np.int64(2),)
+    # once a tensor of dtype object, and a tensor whose .shape is (np.int64(2),)
     assert result.dtype in {dt.float64, dt.float32, dt.int64, dt.bool}
     assert all(type(n) is int for n in result.shape)
 

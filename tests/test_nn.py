@@ -468,6 +468,6 @@ def test_upsample_nearest1d_matches_pytorch_at_small_lengths(
 )
 def test_softmax_of_a_slice_with_positive_infinity(fn: Callable[[Tensor, int], Tensor], limit: list[float]) -> None:
     result = fn(dt.tensor([math.inf, 1.0]), 0).tolist()
-    # torch gives [nan, nan] (the module follows PyTorch); the limit would be `limit`; currently [nan, 0.0] and
+    # torch gives [nan, nan] (the module follows PyTorch); the limit would be `limit`; once [nan, 0.0] and
     # [nan, -inf]: a nan probability beside a finite one in the same slice
     assert all(math.isnan(v) for v in result) or result == limit

@@ -491,7 +491,7 @@ def test_var_with_a_huge_int_correction_does_not_write_out_before_raising() -> N
     try:
         dt.var(x, correction=10**30, out=o)
     except (ValueError, OverflowError, TypeError) as e:
-        # currently: NumPy's bare "Python int too large to convert to C long", after np.var wrote the sum of
+        # once: NumPy's bare "Python int too large to convert to C long", after np.var wrote the sum of
         # squared deviations into out
         assert "var" in str(e)
         assert o.item() == 0.0
@@ -514,6 +514,6 @@ def test_mean_of_float16_accumulates_in_float32(dim: int | tuple[int, ...] | Non
     expected = np.mean(data, axis=dim, keepdims=keepdim)  # 60000 in float16 (float32 accumulation)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        result = dt.mean(dt.from_numpy(data), dim, keepdim)  # currently inf: np.mean(..., out=<float16>) sums in f16
+        result = dt.mean(dt.from_numpy(data), dim, keepdim)  # once inf: np.mean(..., out=<float16>) sums in f16
     assert result.dtype == expected.dtype
     assert result.numpy().tolist() == expected.tolist()

@@ -1,4 +1,5 @@
-"""The rules of DESIGN.md's table and the promises around them, one allowed and one rejected case each.
+"""The out and inplace rules (README.md, "Semantics") and the promises around them, one allowed and one
+rejected case each.
 
 * functional: the output is allocated from the meta result on the inputs' device;
 * inplace: the result shape must equal ``self.shape`` (self never broadcasts) and the result dtype must cast to
@@ -909,7 +910,7 @@ def test_a_mutation_that_raises_leaves_data_unchanged_or_bumps_the_version(
     before = a.numpy().copy()
     with contextlib.suppress(RuntimeWarning, FloatingPointError):
         call(a)
-    # currently the data is overwritten (inf/nan) while the version stays 0: version checks miss the write
+    # once the data is overwritten (inf/nan) while the version stays 0: version checks miss the write
     assert np.array_equal(a.numpy(), before, equal_nan=True) or a.version == 1
 
 
@@ -933,7 +934,7 @@ def _setitem_uint8(value: float) -> None:
     ids=["add-huge-int", "maximum-huge-int", "setitem-300.0-uint8", "full-300.0-uint8", "getitem-step-0"],
 )
 def test_errors_name_the_op(call: Callable[[], object], op: str) -> None:
-    # currently NumPy's bare messages ("int too large to convert to float", "slice step cannot be zero", …)
+    # once NumPy's bare messages ("int too large to convert to float", "slice step cannot be zero", …)
     with pytest.raises((OverflowError, ValueError, TypeError)) as info:
         call()
     assert op in str(info.value)
@@ -990,7 +991,7 @@ def test_resized_out_view_keeps_sharing_storage_and_version_with_its_base() -> N
         return
     assert out.tolist() == [4.0, 4.0]
     # PyTorch writes the resized view into the base's storage (torch gives base [[4, 4, 0], [0, 0, 0]] and
-    # version 1 for both); currently out got a new storage: base unchanged at version 0 while out is at 1
+    # version 1 for both); once out got a new storage: base unchanged at version 0 while out is at 1
     assert base.version == out.version
     assert base.tolist() == [[4.0, 4.0, 0.0], [0.0, 0.0, 0.0]]
 
@@ -1037,7 +1038,7 @@ def test_index_errors_are_in_the_devtensor_hierarchy(call: Callable[[], object],
     ids=["expand", "empty", "one_hot-meta", "upsample-meta", "reshape-empty"],
 )
 def test_unrepresentable_sizes_give_a_devtensor_error_naming_the_op(call: Callable[[], Tensor], op: str) -> None:
-    # currently "Python int too large to convert to C long", "Maximum allowed dimension exceeded", "array is too
+    # once "Python int too large to convert to C long", "Maximum allowed dimension exceeded", "array is too
     # big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size" (on meta tensors, which hold
     # no data), "cannot reshape array of size 0 into shape ...": plain ValueError/OverflowError
     try:

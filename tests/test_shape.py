@@ -707,6 +707,6 @@ def test_on_a_real_gpu() -> None:
 
 @pytest.mark.parametrize("fn", [dt.cat, dt.stack], ids=["cat", "stack"])
 def test_cat_and_stack_of_an_empty_list_raise_the_documented_value_error(fn: Callable[..., Tensor]) -> None:
-    # docstrings: "ValueError: an empty list"; currently ArgumentTypeError "got only Python numbers"
+    # docstrings: "ValueError: an empty list"; once ArgumentTypeError "got only Python numbers"
     with pytest.raises(ValueError, match="empty"):
         fn([])

@@ -425,7 +425,7 @@ def test_zero_d_integer_tensor_index_gives_an_ndarray_backed_writable_tensor() -
     assert not c.is_readonly  # a fresh tensor (a copy, as any tensor index gives) is writable
     c.add_(1)
     assert c.item() == 2.0
-    assert dt.from_dlpack(c).item() == 2.0  # currently AttributeError from inside Tensor.__dlpack_device__
+    assert dt.from_dlpack(c).item() == 2.0  # once AttributeError from inside Tensor.__dlpack_device__
 
 
 # --- the internal ndarray is handed out: its metadata can be changed behind the tensor's back ---------------
@@ -438,8 +438,8 @@ def test_exported_array_cannot_desynchronise_the_tensor(export: Callable[[Tensor
     assert isinstance(exported, np.ndarray)
     exported.shape = (4,)  # legal on any ndarray; must only change the exported view
     assert x.numpy().shape == x.shape == (2, 2)
-    assert (x + 1).tolist() == [[2.0, 2.0], [2.0, 2.0]]  # currently ValueError: shapes (4,) and (2, 2)
+    assert (x + 1).tolist() == [[2.0, 2.0], [2.0, 2.0]]  # once ValueError: shapes (4,) and (2, 2)
 
     y = dt.ones(2)
     export(y).dtype = np.int64
-    assert y.tolist() == [1.0, 1.0]  # currently [4607182418800017408, ...]
+    assert y.tolist() == [1.0, 1.0]  # once [4607182418800017408, ...]
