@@ -8,8 +8,8 @@
 * out rules: an out of a dtype the result cannot cast to (same_kind) raises a TypeError naming the op and changes
   no tensor (data, shape, dtype, strides, version); a non-empty out of the wrong shape is resized with a
   UserWarning and holds the result;
-* meta: the op on meta tensors gives the CPU result's shape and dtype;
-* CUDA stand-in: the op on CUDA tensors (through the ``fake_cupy`` fixture) gives the CPU result;
+* meta: the op on meta tensors (functional and out) gives the CPU result's shape and dtype;
+* CUDA stand-in: the op on CUDA tensors (through the ``fake_cupy`` fixture) gives the CPU result, in each variant;
 * version counters: the functional variant leaves its inputs as they were; out bumps the out's version once;
   inplace bumps self's once.
 
@@ -307,6 +307,11 @@ def test_meta_tensors_give_the_cpu_shape_and_dtype(name: str) -> None:
         got = functional(name)(*args, **kwargs)
         assert devices(got) <= {"meta"}, label(name, sample, "meta")
         assert shapes_and_dtypes(got) == want, label(name, sample, "meta")
+        if "out" not in entry.skip:
+            args, kwargs = sample.make("meta")
+            out = dt.empty(got.shape, dtype=got.dtype, device="meta")
+            assert functional(name)(*args, **kwargs, out=out) is out, label(name, sample, "meta out")
+            assert shapes_and_dtypes(out) == want, label(name, sample, "meta out")
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -325,6 +330,11 @@ def test_cuda_stand_in_gives_the_cpu_result(name: str, fake_cupy: ModuleType) ->
             out = dt.empty(result.shape, dtype=result.dtype, device="cuda")
             assert fn(*args, **kwargs, out=out) is out
             assert_same(host(out), host(result), label(name, sample, "cuda out"))
+        fn_ = inplace(name)
+        if "inplace" not in entry.skip and fn_ is not None and inplace_legal(name, sample, result):
+            args, kwargs = sample.make("cuda")
+            assert fn_(*args, **kwargs) is args[0]
+            assert_same(host(args[0]), host(result).astype(args[0].dtype), label(name, sample, "cuda inplace"))
 
 
 # --- version counters ---------------------------------------------------------------------------------------------
