@@ -1,4 +1,5 @@
-"""Shared test configuration: hypothesis profiles, the GPU marker and the ``fake_cupy`` fixture."""
+"""Shared test configuration: hypothesis profiles, the GPU marker, the ``fake_cupy`` fixture and the
+``remove_new_ops`` fixture."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ from types import ModuleType
 
 import fake_cupy
 import pytest
+from helpers import reset_dispatch_modes
 from hypothesis import HealthCheck, settings
+
+import devtensor as dt
+from devtensor import library
+from devtensor.structured import all_ops
 
 settings.register_profile(
     "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -58,3 +64,22 @@ def fake_cupy_fixture() -> Iterator[ModuleType]:
             del sys.modules[name]
         sys.modules.update(saved)
         fake_cupy.reset()
+
+
+@pytest.fixture
+def remove_new_ops() -> Iterator[None]:
+    """Every op a test defines is removed afterwards, with its cached ``devtensor.cpu`` bindings, and any dispatch
+    mode the test left active is dropped, so codegen checks and later tests see the built-in registry only.
+
+    Use it per file with ``pytestmark = pytest.mark.usefixtures("remove_new_ops")``.
+    """
+    before = {op.name for op in all_ops()}
+    try:
+        yield
+    finally:
+        for op in all_ops():
+            if op.name not in before:
+                library.remove_op(op)
+                vars(dt.cpu).pop(op.name, None)
+                vars(dt.cpu).pop(op.name + "_", None)
+        reset_dispatch_modes()

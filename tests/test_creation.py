@@ -11,11 +11,13 @@ import copy
 import math
 import pickle
 import re
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
+from helpers import raises_devtensor_error_naming
 from hypothesis import given
 from hypothesis import strategies as st
 from tensor_state import assert_unchanged, snapshot
@@ -453,3 +455,39 @@ def test_can_cast_examples() -> None:
     assert not dtypes.can_cast(dt.float16, dt.int64) and not dtypes.can_cast(dt.complex64, dt.float64)
     assert not dtypes.can_cast(dt.int8, dt.bool)
     assert not dtypes.can_cast(dt.int8, dt.uint64)  # NumPy's same_kind; PyTorch would allow it
+
+
+# --- full() with a Python int beyond uint64 makes an object-dtype tensor ------------------------------------
+
+
+@pytest.mark.parametrize("value", [2**64, -(2**63) - 1])
+def test_full_with_an_int_no_supported_dtype_holds_is_refused(value: int) -> None:
+    # dt.tensor(value) refuses the same int; full() returns tensor([...], dtype=object)
+    with pytest.raises((OverflowError, TypeError), match="full"):
+        dt.full((2,), value)
+
+
+# --- np.matrix accepted by from_numpy keeps matrix semantics inside a tensor ---------------------------------
+
+
+def test_from_numpy_of_a_matrix_has_ndarray_semantics_or_is_refused() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        m = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+    try:
+        t = dt.from_numpy(m)
+    except TypeError:
+        return  # refusing the subclass is fine too
+    assert t[0].shape == (2,)  # once (1, 2): a matrix row stays 2-d
+    assert dt.sum(t, 0).tolist() == [4.0, 6.0]  # once TypeError from numpy: matrix.sum() and keepdims
+
+
+# --- from_dlpack of an unsupported dtype: the producer's RuntimeError instead of ArgumentTypeError -----------
+
+
+def test_from_dlpack_of_an_unsupported_dtype_is_the_documented_argument_type_error() -> None:
+    torch = pytest.importorskip("torch")
+    # docstring: "ArgumentTypeError: obj ... has an unsupported dtype"; once NumPy's bare
+    # RuntimeError "Unsupported dtype in DLTensor."
+    error = raises_devtensor_error_naming(lambda: dt.from_dlpack(torch.ones(2, dtype=torch.bfloat16)), "from_dlpack")
+    assert isinstance(error, TypeError)

@@ -20,7 +20,7 @@ import pytest
 from cuda_cases import CASES, Case, assert_same, run_variants
 
 import devtensor as dt
-from devtensor import structured
+from devtensor import library, structured
 from devtensor.backends import cupy_module
 from devtensor.device import Device
 from devtensor.dispatcher import DispatchKey
@@ -517,7 +517,7 @@ def cpu_only_op() -> Iterator[structured.StructuredOp]:
     try:
         yield op
     finally:
-        structured._ops.pop("cuda_logic_cpu_only", None)
+        library.remove_op(op)
 
 
 def test_missing_cuda_kernel_raises_naming_op_key_and_kernels(cpu_only_op: structured.StructuredOp) -> None:

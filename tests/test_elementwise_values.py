@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import devtensor as dt
+from devtensor.tensor import Tensor
 
 Array = npt.NDArray[Any]
 Scalar = bool | int | float | complex
@@ -562,3 +563,41 @@ def test_alpha_other_is_scaled_in_the_result_dtype() -> None:
 def test_uint64_to_a_signed_power_is_float() -> None:
     a, b = np.array([2, 4], np.uint64), np.array([-1, -2], np.int64)
     assert_matches(dt.pow(dt.from_numpy(a), dt.from_numpy(b)), np.power(a, b), approx=True)
+
+
+# --- comparisons with out-of-range Python ints raise where NumPy 2 answers ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "dtype, op, value",
+    [
+        (dt.uint8, "eq", -1),
+        (dt.uint8, "lt", 300),
+        (dt.int8, "gt", -1000),
+        (dt.int64, "ne", 2**70),
+        (dt.uint64, "le", -2),
+    ],
+    ids=["uint8==-1", "uint8<300", "int8>-1000", "int64!=2**70", "uint64<=-2"],
+)
+def test_comparison_with_out_of_range_python_int_follows_numpy(dtype: Any, op: str, value: int) -> None:
+    data = np.array([1, 2], dtype=dtype)
+    ufunc = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater}[op]
+    expected = ufunc(data, value)  # NumPy 2: a correct bool array, no OverflowError
+    result = getattr(dt, op)(dt.from_numpy(data), value)  # once ScalarOverflowError
+    assert result.dtype == dt.bool
+    assert result.tolist() == expected.tolist()
+
+
+# --- t == numpy_scalar silently returns False --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scalar", [np.float64(1.0), np.int64(1), np.float32(1.0)])
+def test_eq_with_a_numpy_scalar_is_elementwise_or_an_error(scalar: Any) -> None:
+    t = dt.tensor([1.0, 2.0])  # `t < scalar` raises ArgumentTypeError; `t == scalar` must not be silently False
+    try:
+        result: Any = t == scalar
+    except TypeError:
+        return
+    # once == falls back to identity and returns the Python bool False
+    assert isinstance(result, Tensor)
+    assert result.tolist() == [True, False]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from helpers import raises_devtensor_error_naming
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -357,3 +358,20 @@ def test_on_a_real_gpu() -> None:
     out = dt.empty(3, 2, dtype=dt.float32, device="cuda")
     dt.addmm(gs, ga, gb, beta=0.5, alpha=2.0, out=out)
     np.testing.assert_allclose(out.cpu().numpy(), 0.5 * s64 + 2.0 * (a64 @ b64), rtol=1e-5)
+
+
+# --- addmm with a Python int alpha/beta too large for a float result: NumPy's bare OverflowError --------------
+
+
+@pytest.mark.parametrize("coefficient", ["alpha", "beta"])
+def test_addmm_with_a_huge_int_coefficient_raises_a_devtensor_error_and_writes_nothing(coefficient: str) -> None:
+    out = dt.zeros(1, 1)
+    kwargs: dict[str, Any] = {coefficient: 10**400}
+    # add/mul give ScalarOverflowError "add: Python integer ... is too large to convert to float64"; addmm raises
+    # NumPy's bare "int too large to convert to float" from inside the kernel
+    error = raises_devtensor_error_naming(
+        lambda: dt.addmm(dt.ones(1), dt.ones(1, 1), dt.ones(1, 1), out=out, **kwargs), "addmm"
+    )
+    assert isinstance(error, OverflowError)
+    assert out.tolist() == [[0.0]]
+    assert out.version == 0

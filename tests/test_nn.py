@@ -6,6 +6,7 @@ it, since its semantics are the ones followed."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from tensor_state import assert_unchanged, snapshot
 
 import devtensor as dt
 from devtensor.errors import ArgumentTypeError, CastingError, MemoryOverlapError, ShapeError
+from devtensor.tensor import Tensor
 
 Array = npt.NDArray[Any]
 
@@ -420,3 +422,52 @@ def test_cuda_impls_on_the_stand_in(fake_cupy: Any) -> None:
 @pytest.mark.cuda
 def test_cuda_impls_on_a_gpu() -> None:
     _nn_check_on("cuda")
+
+
+# --- upsample_nearest1d picks other source elements than PyTorch at small sizes ----------------------------
+
+
+def _pytorch_nearest_sources(length: int, output_size: int | None, scale_factor: float | None) -> list[int]:
+    """aten's nearest_idx: exact for L_out == L and 2L, else floor(j * scale) in float32 with scale =
+    float32(L / L_out) (size given) or float32(1 / scale_factor); checked against torch 2.13."""
+    if output_size is not None:
+        if output_size == length:
+            return list(range(length))
+        if output_size == 2 * length:
+            return [j >> 1 for j in range(output_size)]
+        scale = np.float32(length / output_size)
+        n = output_size
+    else:
+        assert scale_factor is not None
+        scale = np.float32(1.0 / scale_factor)
+        n = math.floor(length * scale_factor)
+    return [min(int(np.floor(np.float32(j) * scale)), length - 1) for j in range(n)]
+
+
+@pytest.mark.parametrize(
+    "length, output_size, scale_factor",
+    [(14, 46, None), (29, None, 0.28)],
+    ids=["L14-size46", "L29-scale0.28"],
+)
+def test_upsample_nearest1d_matches_pytorch_at_small_lengths(
+    length: int, output_size: int | None, scale_factor: float | None
+) -> None:
+    # The docstring says indices may differ from PyTorch's only "for lengths beyond about 2**24"; they differ at
+    # L = 14: e.g. output_size=46 gives source 7 at position 23 where torch.nn.functional.interpolate gives 6.
+    x = dt.arange(float(length)).reshape(1, 1, length)
+    result = dt.upsample_nearest1d(x, output_size, scale_factor)
+    expected = [float(i) for i in _pytorch_nearest_sources(length, output_size, scale_factor)]
+    assert result.reshape(-1).tolist() == expected
+
+
+# --- softmax / log_softmax of a slice holding +inf: half nan, half a confident 0 -------------------------------
+
+
+@pytest.mark.parametrize(
+    "fn, limit", [(dt.softmax, [1.0, 0.0]), (dt.log_softmax, [0.0, -math.inf])], ids=["softmax", "log_softmax"]
+)
+def test_softmax_of_a_slice_with_positive_infinity(fn: Callable[[Tensor, int], Tensor], limit: list[float]) -> None:
+    result = fn(dt.tensor([math.inf, 1.0]), 0).tolist()
+    # torch gives [nan, nan] (the module follows PyTorch); the limit would be `limit`; once [nan, 0.0] and
+    # [nan, -inf]: a nan probability beside a finite one in the same slice
+    assert all(math.isnan(v) for v in result) or result == limit

@@ -479,3 +479,41 @@ def test_cuda_impls_on_the_stand_in(fake_cupy: Any) -> None:
 @pytest.mark.cuda
 def test_cuda_impls_on_a_gpu() -> None:
     _check_on("cuda")
+
+
+# --- a rejected call that still wrote its out ----------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_var_with_a_huge_int_correction_does_not_write_out_before_raising() -> None:
+    x = dt.tensor([1.0, 2.0, 4.0])
+    o = dt.zeros(())
+    try:
+        dt.var(x, correction=10**30, out=o)
+    except (ValueError, OverflowError, TypeError) as e:
+        # once: NumPy's bare "Python int too large to convert to C long", after np.var wrote the sum of
+        # squared deviations into out
+        assert "var" in str(e)
+        assert o.item() == 0.0
+        assert o.version == 0
+    else:
+        # or accept it as a float correction of that size is accepted (the result is inf)
+        assert o.item() == dt.var(x, correction=1e30).item()
+
+
+# --- mean of float16 overflows where NumPy (and PyTorch) accumulate in float32 -----------------------------
+
+
+@pytest.mark.parametrize(
+    "dim, keepdim",
+    [(None, False), (1, True)],
+    ids=["all", "dim1-keepdim"],
+)
+def test_mean_of_float16_accumulates_in_float32(dim: int | tuple[int, ...] | None, keepdim: bool) -> None:
+    data = np.full((2, 2), 60000, np.float16)
+    expected = np.mean(data, axis=dim, keepdims=keepdim)  # 60000 in float16 (float32 accumulation)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = dt.mean(dt.from_numpy(data), dim, keepdim)  # once inf: np.mean(..., out=<float16>) sums in f16
+    assert result.dtype == expected.dtype
+    assert result.numpy().tolist() == expected.tolist()

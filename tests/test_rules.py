@@ -1,4 +1,5 @@
-"""The rules of DESIGN.md's table and the promises around them, one allowed and one rejected case each.
+"""The out and inplace rules (README.md, "Semantics") and the promises around them, one allowed and one
+rejected case each.
 
 * functional: the output is allocated from the meta result on the inputs' device;
 * inplace: the result shape must equal ``self.shape`` (self never broadcasts) and the result dtype must cast to
@@ -14,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import warnings
@@ -22,12 +24,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import raises_devtensor_error_naming
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from tensor_state import assert_unchanged, snapshot
 
 import devtensor as dt
+from devtensor import library
 from devtensor.backends import Backend, register_backend
 from devtensor.device import register_device_type
 from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, register_fallback, unregister_fallback
@@ -470,7 +474,6 @@ def test_a_backend_fallback_serves_the_key_until_unregistered(stub_device: dt.De
 def cpu_only_op() -> Iterator[StructuredOp]:
     """A throwaway structured op with a CPU impl only, removed from the op registry afterwards (so the
     generated-code freshness check never sees it)."""
-    import devtensor.structured as structured
 
     def dtrules_twice(self: Tensor) -> TensorSpec:
         return (self.shape, self.dtype)
@@ -484,7 +487,7 @@ def cpu_only_op() -> Iterator[StructuredOp]:
     try:
         yield op
     finally:
-        structured._ops.pop(op.name, None)
+        library.remove_op(op)
 
 
 def test_an_op_with_only_a_cpu_impl(cpu_only_op: StructuredOp, stub_device: dt.Device) -> None:
@@ -869,3 +872,178 @@ def test_memory_made_read_only_after_a_write_is_still_reported_as_read_only() ->
         except ValueError as e:
             raise AssertionError(f"expected ReadOnlyError, got {type(e).__name__}: {e}") from e
     assert_unchanged(snap)
+
+
+# --- data written by a call that raised, with the version counter not bumped ---------------------------------
+
+
+def _div_by_zero_under_warnings_as_errors(a: Tensor) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # as `pytest -W error` or filterwarnings=error configure it
+        a.div_(0.0)
+
+
+def _overflow_under_errstate_raise(a: Tensor) -> None:
+    with np.errstate(over="raise"):
+        a.mul_(1e300)
+
+
+def _setitem_overflow_under_warnings_as_errors(a: Tensor) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a[0:2] = dt.tensor([5.0, 1e300])
+
+
+@pytest.mark.parametrize(
+    "make, call",
+    [
+        (lambda: dt.tensor([1.0, 0.0]), _div_by_zero_under_warnings_as_errors),
+        (lambda: dt.tensor([1e300, 1.0]), _overflow_under_errstate_raise),
+        (lambda: dt.tensor([1.0, 2.0], dtype=dt.float16), _setitem_overflow_under_warnings_as_errors),
+    ],
+    ids=["div_-warnings-error", "mul_-errstate-raise", "setitem-float16-warnings-error"],
+)
+def test_a_mutation_that_raises_leaves_data_unchanged_or_bumps_the_version(
+    make: Callable[[], Tensor], call: Callable[[Tensor], None]
+) -> None:
+    a = make()
+    before = a.numpy().copy()
+    with contextlib.suppress(RuntimeWarning, FloatingPointError):
+        call(a)
+    # once the data is overwritten (inf/nan) while the version stays 0: version checks miss the write
+    assert np.array_equal(a.numpy(), before, equal_nan=True) or a.version == 1
+
+
+# --- errors that do not name the op ---------------------------------------------------------------------
+
+
+def _setitem_uint8(value: float) -> None:
+    t = dt.tensor([1, 2], dtype=dt.uint8)
+    t[0] = value
+
+
+@pytest.mark.parametrize(
+    "call, op",
+    [
+        (lambda: dt.ones(2) + 10**400, "add"),
+        (lambda: dt.maximum(dt.ones(2), 10**400), "maximum"),
+        (lambda: _setitem_uint8(300.0), "__setitem__"),
+        (lambda: dt.full((2,), 300.0, dtype=dt.uint8), "full"),
+        (lambda: dt.arange(3.0)[::0], "__getitem__"),
+    ],
+    ids=["add-huge-int", "maximum-huge-int", "setitem-300.0-uint8", "full-300.0-uint8", "getitem-step-0"],
+)
+def test_errors_name_the_op(call: Callable[[], object], op: str) -> None:
+    # once NumPy's bare messages ("int too large to convert to float", "slice step cannot be zero", …)
+    with pytest.raises((OverflowError, ValueError, TypeError)) as info:
+        call()
+    assert op in str(info.value)
+
+
+# --- errors outside the one hierarchy ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: dt.sum(dt.ones(2, 2), (0, -2)),
+        lambda: dt.flip(dt.ones(2, 2), (0, 0)),
+        lambda: dt.ones(4).chunk(0),
+        lambda: dt.ones(4).split([-1, 5]),
+        lambda: dt.clamp(dt.ones(2)),
+        lambda: dt.div(dt.ones(2), 2, rounding_mode="round"),
+        lambda: dt.tensor([2]) ** -1,
+        lambda: dt.var(dt.ones(2), correction=math.nan),
+    ],
+    ids=[
+        "sum-dup-dims",
+        "flip-dup-dims",
+        "chunk-0",
+        "split-negative",
+        "clamp-no-bounds",
+        "div-bad-mode",
+        "pow-int-negative",
+        "var-nan-correction",
+    ],
+)
+def test_bad_arguments_raise_devtensor_errors(call: Callable[[], object]) -> None:
+    # errors.py: "Every error devtensor raises on bad input is an instance of DevtensorError and of the standard
+    # exception"; these raise a plain ValueError
+    with pytest.raises(ValueError) as info:
+        call()
+    assert isinstance(info.value, dt.DevtensorError)
+
+
+# --- an out view that gets resized silently stops being a view of its base ------------------------------------
+
+
+def test_resized_out_view_keeps_sharing_storage_and_version_with_its_base() -> None:
+    base = dt.zeros(2, 3)
+    out = base[0]  # a view: shares storage and version counter with base
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # the documented deprecation warning of a resize
+            dt.sum(dt.ones(2, 4), 1, out=out)
+    except (ValueError, RuntimeError):
+        # refusing to resize a view is acceptable; then nothing changed
+        assert base.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+        assert base.version == out.version == 0
+        return
+    assert out.tolist() == [4.0, 4.0]
+    # PyTorch writes the resized view into the base's storage (torch gives base [[4, 4, 0], [0, 0, 0]] and
+    # version 1 for both); once out got a new storage: base unchanged at version 0 while out is at 1
+    assert base.version == out.version
+    assert base.tolist() == [[4.0, 4.0, 0.0], [0.0, 0.0, 0.0]]
+
+
+# --- errors outside the DevtensorError hierarchy: IndexError for dims and class indices ------------------------
+
+
+@pytest.mark.parametrize(
+    "call, op",
+    [
+        (lambda: dt.sum(dt.ones(2, 2), 2), "sum"),
+        (lambda: dt.ones(2, 2).transpose(0, 2), "transpose"),
+        (lambda: dt.stack([dt.ones(2), dt.ones(2)], 2), "stack"),
+        (lambda: dt.one_hot(dt.tensor([0, 3]), 3), "one_hot"),
+        (lambda: dt.ones(3)[5], "__getitem__"),
+    ],
+    ids=[
+        "sum-dim",
+        "transpose-dim",
+        "stack-dim",
+        "one_hot-class",
+        "getitem",
+    ],
+)
+def test_index_errors_are_in_the_devtensor_hierarchy(call: Callable[[], object], op: str) -> None:
+    # errors.py: "Every error devtensor raises on bad input is an instance of DevtensorError and of the standard
+    # exception"; these raise a plain IndexError (which names the op, but `except DevtensorError` misses it)
+    error = raises_devtensor_error_naming(call, op)
+    assert isinstance(error, IndexError)
+
+
+# --- sizes NumPy cannot represent: bare NumPy errors that do not name the op -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, op",
+    [
+        (lambda: dt.ones(1).expand(10**20), "expand"),
+        (lambda: dt.empty(10**20), "empty"),
+        (lambda: dt.one_hot(dt.empty(1, dtype=dt.int64, device="meta"), 10**20), "one_hot"),
+        (lambda: dt.upsample_nearest1d(dt.empty(1, 1, 4, device="meta"), scale_factor=1e30), "upsample_nearest1d"),
+        (lambda: dt.ones(0).reshape(10**10, 10**10, 0), "reshape"),
+    ],
+    ids=["expand", "empty", "one_hot-meta", "upsample-meta", "reshape-empty"],
+)
+def test_unrepresentable_sizes_give_a_devtensor_error_naming_the_op(call: Callable[[], Tensor], op: str) -> None:
+    # once "Python int too large to convert to C long", "Maximum allowed dimension exceeded", "array is too
+    # big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size" (on meta tensors, which hold
+    # no data), "cannot reshape array of size 0 into shape ...": plain ValueError/OverflowError
+    try:
+        call()
+    except Exception as error:
+        assert isinstance(error, dt.DevtensorError), f"{type(error).__name__}: {error}"
+        assert op in str(error)
+        assert isinstance(error, (ValueError, OverflowError, RuntimeError))

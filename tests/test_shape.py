@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from helpers import remove_view_op
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -28,6 +29,7 @@ from tensor_state import assert_unchanged, snapshot
 import devtensor as dt
 from devtensor.dispatcher import DispatchKey
 from devtensor.errors import ArgumentTypeError, CastingError, MemoryOverlapError, ShapeError, ViewError
+from devtensor.tensor import Tensor
 from devtensor.views import ViewOp, ViewSpec, all_view_ops, view_op
 
 Array = npt.NDArray[Any]
@@ -545,7 +547,6 @@ def test_views_of_read_only_memory_stay_read_only() -> None:
 def diagonal_op() -> Iterator[ViewOp]:
     """A throwaway view op (the main diagonal of a square matrix, a strided view) with a CPU kernel only,
     removed from the view-op registry afterwards (so the generated-code freshness check never sees it)."""
-    import devtensor.views as views
 
     def dtshape_diagonal(self: dt.Tensor, offset: int = 0) -> ViewSpec:
         """The main diagonal (shifted right by ``offset``) of a square matrix."""
@@ -562,7 +563,7 @@ def diagonal_op() -> Iterator[ViewOp]:
     try:
         yield op
     finally:
-        views._view_ops.pop(op.name, None)
+        remove_view_op(op.name)
 
 
 def test_a_custom_view_op(diagonal_op: ViewOp) -> None:
@@ -699,3 +700,13 @@ def test_on_a_real_gpu() -> None:
     v.add_(1)
     assert g.version == 1
     assert_matches(g.cpu(), arr + 1)
+
+
+# --- cat/stack of an empty list: the documented ValueError -------------------------------------------------
+
+
+@pytest.mark.parametrize("fn", [dt.cat, dt.stack], ids=["cat", "stack"])
+def test_cat_and_stack_of_an_empty_list_raise_the_documented_value_error(fn: Callable[..., Tensor]) -> None:
+    # docstrings: "ValueError: an empty list"; once ArgumentTypeError "got only Python numbers"
+    with pytest.raises(ValueError, match="empty"):
+        fn([])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import operator
 import pickle
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from tensor_state import assert_unchanged, snapshot
 import devtensor as dt
 from devtensor.errors import ArgumentTypeError, CastingError, NoDataError, ScalarOverflowError
 from devtensor.tensor import Tensor
+from devtensor.typed import as_cpu
 
 
 def words(*keys: str) -> str:
@@ -409,3 +411,35 @@ def test_pickle_and_copy() -> None:
     assert meta.device == dt.Device("meta") and meta.shape == (2, 5) and meta.dtype == np.float16
     dup = copy.deepcopy(t)
     assert dup.tolist() == t.tolist() and not np.shares_memory(dup.numpy(), arr)
+
+
+# --- indexing with a 0-d integer tensor yields a tensor backed by a NumPy scalar ----------------------------
+
+
+def test_zero_d_integer_tensor_index_gives_an_ndarray_backed_writable_tensor() -> None:
+    b = dt.arange(3.0)
+    c = b[dt.tensor(1)]  # NumPy's a[np.array(1)] is a numpy.float64 scalar, which devtensor wraps as is
+    assert c.shape == ()
+    assert isinstance(as_cpu(c).array, np.ndarray)  # the refinement's promise: CPUTensor.array is an ndarray
+    assert isinstance(c.numpy(), np.ndarray)
+    assert not c.is_readonly  # a fresh tensor (a copy, as any tensor index gives) is writable
+    c.add_(1)
+    assert c.item() == 2.0
+    assert dt.from_dlpack(c).item() == 2.0  # once AttributeError from inside Tensor.__dlpack_device__
+
+
+# --- the internal ndarray is handed out: its metadata can be changed behind the tensor's back ---------------
+
+
+@pytest.mark.parametrize("export", [lambda t: t.numpy(), np.asarray], ids=["numpy()", "np.asarray"])
+def test_exported_array_cannot_desynchronise_the_tensor(export: Callable[[Tensor], Any]) -> None:
+    x = dt.ones(2, 2)
+    exported = export(x)
+    assert isinstance(exported, np.ndarray)
+    exported.shape = (4,)  # legal on any ndarray; must only change the exported view
+    assert x.numpy().shape == x.shape == (2, 2)
+    assert (x + 1).tolist() == [[2.0, 2.0], [2.0, 2.0]]  # once ValueError: shapes (4,) and (2, 2)
+
+    y = dt.ones(2)
+    export(y).dtype = np.int64
+    assert y.tolist() == [1.0, 1.0]  # once [4607182418800017408, ...]

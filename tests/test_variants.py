@@ -26,6 +26,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from tensor_state import Snapshot, assert_unchanged, snapshot
 
 import devtensor as dt
 
@@ -119,14 +120,9 @@ def draw_binary(data: st.DataObject) -> list[Any]:
     return [t, s] if form == "tensor-scalar" else [s, t]
 
 
-def snapshot(args: Sequence[Any]) -> list[tuple[dt.Tensor, Array, int]]:
-    return [(a, a.numpy().copy(), a.version) for a in args if isinstance(a, dt.Tensor)]
-
-
-def assert_unchanged(before: list[tuple[dt.Tensor, Array, int]]) -> None:
-    for t, values, version in before:
-        assert t.version == version
-        np.testing.assert_array_equal(t.numpy(), values, strict=True)
+def snapshot_tensors(values: Sequence[Any], *, but: dt.Tensor | None = None) -> Snapshot:
+    """The state (``tests/tensor_state.py``) of every tensor among ``values`` except ``but``."""
+    return snapshot(*(v for v in values if isinstance(v, dt.Tensor) and v is not but))
 
 
 def copy_of(data: st.DataObject, t: dt.Tensor) -> dt.Tensor:
@@ -245,7 +241,7 @@ def draw_clamp(data: st.DataObject) -> tuple[list[Any], dict[str, Any]]:
 
 def check_variants(data: st.DataObject, op: Op, args: list[Any], kwargs: dict[str, Any]) -> None:
     kwargs = {**op.kwargs, **kwargs}
-    before = snapshot(args)
+    before = snapshot_tensors(args)
     try:
         functional = op.functional(*args, **kwargs)
     except ERRORS as e:
@@ -269,7 +265,8 @@ def check_out_variant(
 ) -> None:
     dtype = data.draw(dtypes)
     out = dt.from_numpy(noncontiguous_or_not(data, np.zeros(functional.shape, dtype=dtype)))
-    before = snapshot([*args, out])
+    before = snapshot_tensors([*args, out])
+    inputs_before = snapshot_tensors(args, but=out)
     if not np.can_cast(functional.dtype, dtype, casting="same_kind"):
         with pytest.raises(TypeError, match=op.functional.__name__):
             op.functional(*args, **kwargs, out=out)
@@ -280,7 +277,7 @@ def check_out_variant(
     assert out.version == 1
     assert out.dtype == dtype
     assert_cast_result(out, functional, op.approx)
-    assert_unchanged([b for b in before if b[0] is not out])
+    assert_unchanged(inputs_before)
 
 
 def check_inplace_variant(
@@ -290,7 +287,8 @@ def check_inplace_variant(
     # ``a.add_(a)``: an input that *is* self stays self.
     rest = [self if a is args[0] else a for a in args[1:]]
     rest_kwargs = {k: self if v is args[0] else v for k, v in kwargs.items()}
-    before = snapshot([self, *rest])
+    before = snapshot_tensors([self, *rest])
+    others_before = snapshot_tensors(rest, but=self)
     if functional.shape != self.shape:
         with pytest.raises(ValueError, match=op.functional.__name__):
             op.inplace(self, *rest, **rest_kwargs)
@@ -305,7 +303,7 @@ def check_inplace_variant(
         assert self.version == 1
         assert self.dtype == args[0].dtype
         assert_cast_result(self, functional, op.approx)
-        assert_unchanged([b for b in before if b[0] is not self])
+        assert_unchanged(others_before)
 
 
 def check_rejected_everywhere(
@@ -315,7 +313,7 @@ def check_rejected_everywhere(
     takes any result dtype) and changes nothing; the inplace variant raises too (a data-dependent error may come
     after an inplace check of its own) and changes nothing."""
     out = dt.empty(0, dtype=dt.complex128)
-    before = snapshot([*args, out])
+    before = snapshot_tensors([*args, out])
     with pytest.raises(error):
         op.functional(*args, **kwargs, out=out)
     assert_unchanged(before)
@@ -323,7 +321,7 @@ def check_rejected_everywhere(
     if isinstance(args[0], dt.Tensor):
         self = copy_of(data, args[0])
         rest = [self if a is args[0] else a for a in args[1:]]
-        before = snapshot([self, *rest])
+        before = snapshot_tensors([self, *rest])
         with pytest.raises(ERRORS):
             op.inplace(self, *rest, **kwargs)
         assert_unchanged(before)
@@ -453,7 +451,7 @@ def test_inplace_operators_are_the_inplace_variant(
     try:
         expected = fn(twin, other_twin)
     except ERRORS as e:
-        before = snapshot([a])
+        before = snapshot(a)
         with pytest.raises(type(e)):
             expr(a, other)
         assert_unchanged(before)

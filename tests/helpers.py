@@ -1,0 +1,45 @@
+"""Small helpers shared by several test files.
+
+This is the one test module that touches private devtensor names (``devtensor.modes._stack``,
+``devtensor.views._view_ops``); when the modules move, only this file changes.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import pytest
+
+import devtensor as dt
+from devtensor import modes as modes_mod
+from devtensor import views
+
+__all__ = ["raises_devtensor_error_naming", "remove_view_op", "reset_dispatch_modes", "unique"]
+
+_counter = itertools.count()
+
+
+def unique(prefix: str) -> str:
+    """A name (of an op or a device type) no other test uses: ``prefix`` plus a process-wide counter."""
+    return f"{prefix}_u{next(_counter)}"
+
+
+def reset_dispatch_modes() -> None:
+    """Drop every active dispatch mode, including any a test left on the stack after a failure."""
+    modes_mod._stack().clear()
+    modes_mod.ACTIVE[0] = 0
+
+
+def remove_view_op(name: str) -> None:
+    """Drop a view op a test defined from the view-op registry (there is no public way to undefine a view op yet)."""
+    views._view_ops.pop(name, None)
+
+
+def raises_devtensor_error_naming(call: Callable[[], object], op: str) -> BaseException:
+    """Run ``call``; it must raise a ``DevtensorError`` whose message names ``op``. Returns the error."""
+    with pytest.raises(Exception) as info:
+        call()
+    assert isinstance(info.value, dt.DevtensorError), f"{type(info.value).__name__}: {info.value}"
+    assert op in str(info.value)
+    return info.value

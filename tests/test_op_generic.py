@@ -1,0 +1,367 @@
+"""Generic checks run on every built-in op with every sample of the registry (``tests/op_samples.py``):
+
+* registry: every op devtensor defines has an entry whose samples cover 0-d, empty, non-contiguous, broadcast
+  (where the op broadcasts) and each dtype class it accepts;
+* reference: where the entry gives a NumPy reference, the functional result has its values and dtype;
+* variants: the out variant (an out of the result's shape and dtype) and, where legal (``self`` a tensor of the
+  result's shape whose dtype the result casts to, same_kind), the inplace variant give the functional result;
+* out rules: an out of a dtype the result cannot cast to (same_kind) raises a TypeError naming the op and changes
+  no tensor (data, shape, dtype, strides, version); a non-empty out of the wrong shape is resized with a
+  UserWarning and holds the result;
+* meta: the op on meta tensors (functional and out) gives the CPU result's shape and dtype;
+* CUDA stand-in: the op on CUDA tensors (through the ``fake_cupy`` fixture) gives the CPU result, in each variant;
+* version counters: the functional variant leaves its inputs as they were; out bumps the out's version once;
+  inplace bumps self's once.
+
+An op that cannot take part in a check says so, with the reason, in its registry entry (``skip``); a check that
+applies to no sample of an op that does not skip it fails, so nothing is left out silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+from op_samples import CHECKS, DTYPES, OPS, TAGS, OpSamples, Sample, builtin_ops, required_tags
+from tensor_state import assert_unchanged, snapshot
+
+import devtensor as dt
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+NAMES = sorted(OPS)
+BUILTIN = builtin_ops()
+
+
+# --- helpers ----------------------------------------------------------------------------------------------------
+
+
+def functional(name: str) -> Callable[..., Any]:
+    fn: Callable[..., Any] = BUILTIN[name].functional
+    return fn
+
+
+def inplace(name: str) -> Callable[..., Any] | None:
+    fn: Callable[..., Any] | None = getattr(BUILTIN[name], "inplace", None)
+    return fn
+
+
+def host(result: Any) -> Any:
+    """A tensor's values as a NumPy array (copied to the host); a tuple of tensors as a list of them."""
+    if isinstance(result, dt.Tensor):
+        return np.array(result.cpu().numpy(), copy=True)
+    return [host(r) for r in result]
+
+
+def assert_same(got: Any, want: Any, context: str) -> None:
+    """Equal dtypes and values (NaNs equal), element by element for lists."""
+    if isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), context
+        for g, w in zip(got, want, strict=True):
+            assert_same(g, w, context)
+        return
+    assert got.dtype == want.dtype, f"{context}: dtype {got.dtype}, expected {want.dtype}"
+    np.testing.assert_array_equal(got, want, err_msg=context, strict=True)
+
+
+def tensors_in(args: list[Any], kwargs: dict[str, Any]) -> list[dt.Tensor]:
+    found: list[dt.Tensor] = []
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, dt.Tensor):
+            found.append(a)
+        elif isinstance(a, list):
+            found.extend(x for x in a if isinstance(x, dt.Tensor))
+    return found
+
+
+def cpu_result(name: str, sample: Sample) -> Any:
+    args, kwargs = sample.make("cpu")
+    return functional(name)(*args, **kwargs)
+
+
+def inplace_legal(name: str, sample: Sample, result: Any) -> bool:
+    """PyTorch's rule: the op has an inplace variant, ``self`` is a tensor of the result's shape, and the result's
+    dtype casts (same_kind) to ``self``'s."""
+    if inplace(name) is None or not isinstance(result, dt.Tensor):
+        return False
+    first = sample.args[0]
+    self_array = getattr(first, "array", first)
+    return (
+        isinstance(self_array, np.ndarray)
+        and self_array.shape == result.shape
+        and bool(np.can_cast(result.dtype, self_array.dtype, "same_kind"))
+    )
+
+
+def refused_out_dtype(result_dtype: np.dtype[Any]) -> np.dtype[Any] | None:
+    """A dtype ``result_dtype`` cannot cast to under same_kind, or None (bool casts to every dtype)."""
+    for candidate in (np.dtype(np.bool_), np.dtype(np.int64), np.dtype(np.float64)):
+        if not np.can_cast(result_dtype, candidate, "same_kind"):
+            return candidate
+    return None
+
+
+def skipped(entry: OpSamples, check: str) -> None:
+    if check in entry.skip:
+        pytest.skip(f"{entry.name}: {entry.skip[check]}")
+
+
+def ran_somewhere(entry: OpSamples, check: str, count: int) -> None:
+    assert count > 0, (
+        f"{entry.name}: no sample takes part in the {check!r} check; add one to its entry in tests/op_samples.py, "
+        f"or give the reason it cannot in the entry's skip"
+    )
+
+
+def label(name: str, sample: Sample, what: str = "") -> str:
+    return f"{name}{sample.id}{' ' + what if what else ''}"
+
+
+# --- the registry -------------------------------------------------------------------------------------------------
+
+
+def test_every_builtin_op_has_samples() -> None:
+    missing = sorted(set(BUILTIN) - set(OPS))
+    assert not missing, (
+        f"ops without samples: {missing}; add an OpSamples entry for each to OPS in tests/op_samples.py "
+        "(the generic checks of tests/test_op_generic.py then run on it)"
+    )
+    stale = sorted(set(OPS) - set(BUILTIN))
+    assert not stale, f"tests/op_samples.py has entries for ops devtensor does not define: {stale}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_samples_cover_the_op(name: str) -> None:
+    entry = OPS[name]
+    covered = set().union(*(s.tags for s in entry.samples))
+    missing = required_tags(entry) - covered
+    assert not missing, f"{name}: no sample in tests/op_samples.py covers {sorted(missing)}"
+    assert set(entry.skip) <= set(CHECKS), f"{name}: unknown checks in skip: {sorted(set(entry.skip) - set(CHECKS))}"
+    assert set(entry.lacks) <= set(TAGS), f"{name}: unknown tags in lacks: {sorted(set(entry.lacks) - set(TAGS))}"
+    if inplace(name) is None:
+        assert "inplace" in entry.skip, f"{name} has no inplace variant: say so in its entry's skip"
+
+
+# --- values and variants ----------------------------------------------------------------------------------------
+
+
+def numpy_args(value: Any) -> Any:
+    array = getattr(value, "array", value)
+    if isinstance(array, list):
+        return [numpy_args(v) for v in array]
+    return array
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_functional_matches_the_numpy_reference(name: str) -> None:
+    entry = OPS[name]
+    if entry.reference is None:
+        pytest.skip(f"{name}: no NumPy reference in its entry")
+    skipped(entry, "reference")
+    for sample in entry.samples:
+        got = host(cpu_result(name, sample))
+        want = np.asarray(
+            entry.reference(
+                *(numpy_args(a) for a in sample.args), **{k: numpy_args(v) for k, v in sample.kwargs.items()}
+            )
+        )
+        assert_same(got, want, label(name, sample, "vs NumPy"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_out_and_inplace_give_the_functional_result(name: str) -> None:
+    entry = OPS[name]
+    fn = functional(name)
+    out_runs = inplace_runs = 0
+    for sample in entry.samples:
+        result = cpu_result(name, sample)
+        want = host(result)
+        if "out" not in entry.skip:
+            args, kwargs = sample.make("cpu")
+            out = dt.empty(result.shape, dtype=result.dtype)
+            assert fn(*args, **kwargs, out=out) is out, label(name, sample, "out")
+            assert_same(host(out), want, label(name, sample, "out"))
+            out_runs += 1
+        if "inplace" not in entry.skip and inplace_legal(name, sample, result):
+            fn_ = inplace(name)
+            assert fn_ is not None
+            args, kwargs = sample.make("cpu")
+            self = args[0]
+            assert fn_(*args, **kwargs) is self, label(name, sample, "inplace")
+            assert_same(host(self), want.astype(self.dtype), label(name, sample, "inplace"))
+            inplace_runs += 1
+    if "out" not in entry.skip:
+        ran_somewhere(entry, "out", out_runs)
+    if "inplace" not in entry.skip:
+        ran_somewhere(entry, "inplace", inplace_runs)
+
+
+# --- out rules and atomicity ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_out_of_a_dtype_the_result_cannot_cast_to_is_refused_and_changes_nothing(name: str) -> None:
+    entry = OPS[name]
+    skipped(entry, "out_dtype")
+    runs = 0
+    for sample in entry.samples:
+        result = cpu_result(name, sample)
+        bad = refused_out_dtype(result.dtype)
+        if bad is None:
+            continue
+        args, kwargs = sample.make("cpu")
+        out = dt.zeros(result.shape, dtype=bad)
+        before = snapshot(*tensors_in(args, kwargs), out)
+        with pytest.raises(TypeError, match=name):
+            functional(name)(*args, **kwargs, out=out)
+        assert_unchanged(before)
+        runs += 1
+    ran_somewhere(entry, "out_dtype", runs)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_non_empty_out_of_the_wrong_shape_is_resized_with_a_warning(name: str) -> None:
+    entry = OPS[name]
+    skipped(entry, "out_resize")
+    for sample in entry.samples:
+        result = cpu_result(name, sample)
+        args, kwargs = sample.make("cpu")
+        out = dt.zeros(result.numel() + 2, dtype=result.dtype)
+        with pytest.warns(UserWarning, match="resized"):
+            assert functional(name)(*args, **kwargs, out=out) is out
+        assert out.shape == result.shape, label(name, sample, "resized out")
+        assert_same(host(out), host(result), label(name, sample, "resized out"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_illegal_inplace_call_is_refused_and_changes_nothing(name: str) -> None:
+    """Where ``self`` is a tensor but the result does not fit it (its shape differs: ValueError; its dtype does not
+    cast same_kind: TypeError), the inplace variant raises, naming the op, and changes no tensor."""
+    entry = OPS[name]
+    fn_ = inplace(name)
+    if fn_ is None:
+        pytest.skip(f"{name}: {entry.skip['inplace']}")
+    for sample in entry.samples:
+        result = cpu_result(name, sample)
+        if inplace_legal(name, sample, result) or not isinstance(numpy_args(sample.args[0]), np.ndarray):
+            continue
+        args, kwargs = sample.make("cpu")
+        before = snapshot(*tensors_in(args, kwargs))
+        error = ValueError if args[0].shape != result.shape else TypeError
+        with pytest.raises(error, match=name):
+            fn_(*args, **kwargs)
+        assert_unchanged(before)
+
+
+_KIND_CODES = {"bool": "b", "int": "i", "float": "f", "complex": "c"}
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if set(OPS[n].kinds) != set("bifc")])
+def test_dtype_classes_the_op_does_not_accept_are_refused(name: str) -> None:
+    """The entry's ``kinds`` is the whole truth: the first sample, with its operands of the first class turned
+    into each class the op does not accept, raises a TypeError naming the op."""
+    entry = OPS[name]
+    first = entry.samples[0]
+    kind = first.arrays()[0].dtype.kind
+
+    def convert(value: Any, to: str) -> Any:
+        if isinstance(value, list):
+            return [convert(v, to) for v in value]
+        array = getattr(value, "array", value)
+        if isinstance(array, np.ndarray) and array.dtype.kind == kind:
+            return array.astype(DTYPES[to])
+        return value
+
+    for to in sorted(set("bifc") - set(entry.kinds)):
+        sample = Sample(tuple(convert(a, to) for a in first.args), first.kwargs)
+        args, kwargs = sample.make("cpu")
+        with pytest.raises(TypeError, match=name):
+            functional(name)(*args, **kwargs)
+
+
+# --- meta and the CUDA stand-in -----------------------------------------------------------------------------------
+
+
+def shapes_and_dtypes(result: Any) -> Any:
+    if isinstance(result, dt.Tensor):
+        return (result.shape, result.dtype)
+    return [shapes_and_dtypes(r) for r in result]
+
+
+def devices(result: Any) -> set[str]:
+    if isinstance(result, dt.Tensor):
+        return {result.device.type}
+    return set().union(*(devices(r) for r in result)) if result else set()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_meta_tensors_give_the_cpu_shape_and_dtype(name: str) -> None:
+    entry = OPS[name]
+    skipped(entry, "meta")
+    for sample in entry.samples:
+        want = shapes_and_dtypes(cpu_result(name, sample))
+        args, kwargs = sample.make("meta")
+        got = functional(name)(*args, **kwargs)
+        assert devices(got) <= {"meta"}, label(name, sample, "meta")
+        assert shapes_and_dtypes(got) == want, label(name, sample, "meta")
+        if "out" not in entry.skip:
+            args, kwargs = sample.make("meta")
+            out = dt.empty(got.shape, dtype=got.dtype, device="meta")
+            assert functional(name)(*args, **kwargs, out=out) is out, label(name, sample, "meta out")
+            assert shapes_and_dtypes(out) == want, label(name, sample, "meta out")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cuda_stand_in_gives_the_cpu_result(name: str, fake_cupy: ModuleType) -> None:
+    entry = OPS[name]
+    skipped(entry, "cuda")
+    fn = functional(name)
+    for sample in entry.samples:
+        result = cpu_result(name, sample)
+        args, kwargs = sample.make("cuda")
+        got = fn(*args, **kwargs)
+        assert devices(got) <= {"cuda"}, label(name, sample, "cuda")
+        assert_same(host(got), host(result), label(name, sample, "cuda"))
+        if "out" not in entry.skip:
+            args, kwargs = sample.make("cuda")
+            out = dt.empty(result.shape, dtype=result.dtype, device="cuda")
+            assert fn(*args, **kwargs, out=out) is out
+            assert_same(host(out), host(result), label(name, sample, "cuda out"))
+        fn_ = inplace(name)
+        if "inplace" not in entry.skip and fn_ is not None and inplace_legal(name, sample, result):
+            args, kwargs = sample.make("cuda")
+            assert fn_(*args, **kwargs) is args[0]
+            assert_same(host(args[0]), host(result).astype(args[0].dtype), label(name, sample, "cuda inplace"))
+
+
+# --- version counters ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_version_counters(name: str) -> None:
+    entry = OPS[name]
+    skipped(entry, "versions")
+    fn = functional(name)
+    for sample in entry.samples:
+        args, kwargs = sample.make("cpu")
+        inputs = tensors_in(args, kwargs)
+        before = snapshot(*inputs)
+        result = fn(*args, **kwargs)
+        assert_unchanged(before)  # functional: inputs keep data and version
+        if "out" not in entry.skip:
+            args, kwargs = sample.make("cpu")
+            before = snapshot(*tensors_in(args, kwargs))
+            out = dt.empty(result.shape, dtype=result.dtype)
+            fn(*args, **kwargs, out=out)
+            assert out.version == 1, label(name, sample, f"out version {out.version}")
+            assert_unchanged(before)
+        fn_ = inplace(name)
+        if "inplace" not in entry.skip and fn_ is not None and inplace_legal(name, sample, result):
+            args, kwargs = sample.make("cpu")
+            self = args[0]
+            start = self.version
+            fn_(*args, **kwargs)
+            assert self.version == start + 1, label(name, sample, f"inplace version {start} -> {self.version}")
