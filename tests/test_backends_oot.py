@@ -18,7 +18,7 @@ from devtensor import Tensor, library
 from devtensor.backends import Backend
 from devtensor.dtypes import Scalar
 from devtensor.errors import CastingError, DeviceMismatchError, MemoryOverlapError, NoKernelError, ShapeError
-from devtensor.structured import StructuredOp, TensorSpec, all_ops
+from devtensor.structured import StructuredOp, TensorSpec
 from devtensor.typed import ConstOut, CPUTensor
 
 
@@ -53,13 +53,7 @@ def fallback() -> Iterator[Counter[str]]:
         yield FALLBACK_CALLS
 
 
-@pytest.fixture(autouse=True)
-def _remove_new_ops() -> Iterator[None]:
-    before = {op.name for op in all_ops()}
-    yield
-    for op in all_ops():
-        if op.name not in before:
-            library.remove_op(op)
+pytestmark = pytest.mark.usefixtures("remove_new_ops")
 
 
 def oot(values: Any, dtype: Any = None) -> Tensor:

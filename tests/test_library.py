@@ -9,7 +9,7 @@ import itertools
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Literal
 
@@ -33,14 +33,7 @@ def unique(prefix: str) -> str:
     return f"{prefix}_t{next(_counter)}"
 
 
-@pytest.fixture(autouse=True)
-def _remove_new_ops() -> Iterator[None]:
-    """Every op a test defines is removed afterwards (codegen and other tests must not see it)."""
-    before = {op.name for op in all_ops()}
-    yield
-    for op in all_ops():
-        if op.name not in before:
-            library.remove_op(op)
+pytestmark = pytest.mark.usefixtures("remove_new_ops")
 
 
 def cpu_array(t: Tensor) -> np.ndarray[Any, Any]:
