@@ -46,6 +46,7 @@ __all__ = [
 ]
 
 _DEFAULT_FLOAT = np.dtype(np.float64)
+_INT64 = np.dtype(np.int64)
 
 
 def _dtype_or_none(op: str, dtype: Any) -> DType | None:
@@ -300,10 +301,12 @@ def _size(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
 
 def _filled(op: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: Scalar | None) -> Tensor:
     backend: Backend = backend_for(device)
-    check_allocation_size(op, shape, dtype)
+    if not backend.has_data:  # nothing is allocated, so no allocator checks the size: check it here
+        check_allocation_size(op, shape, dtype)
     try:
         array = backend.empty(shape, dtype, device)
-    except (MemoryError, ValueError) as error:  # out of memory; NumPy's "maximum supported dimension exceeded"
+    except (MemoryError, ValueError) as error:  # out of memory; NumPy's "array is too big"
+        check_allocation_size(op, shape, dtype)  # the same message on every device for a size too big
         raise allocation_error(op, shape, dtype, device, error) from None
     if fill is not None and backend.has_data:
         guard = backend.guard(device)
@@ -495,17 +498,36 @@ def arange(
     step = _number("arange", "step", step)
     if step == 0:
         raise ArgumentValueError("arange: argument 'step' must be nonzero")
-    if not all(math.isfinite(v) for v in (start, end, step) if type(v) is float):
-        raise ArgumentValueError(f"arange: arguments must be finite, got start={start}, end={end}, step={step}")
-    default = np.dtype(np.int64) if all(type(v) is int for v in (start, end, step)) else _DEFAULT_FLOAT
-    dt = _dtype_or_none("arange", dtype) or default
+    all_int = type(start) is int and type(end) is int and type(step) is int
+    if not all_int:
+        for value in (start, end, step):
+            if type(value) is float and not math.isfinite(value):
+                raise ArgumentValueError(f"arange: arguments must be finite, got start={start}, end={end}, step={step}")
+    dt = _dtype_or_none("arange", dtype) or (_INT64 if all_int else _DEFAULT_FLOAT)
     dev = as_device(device)
-    length = _arange_length(start, end, step, dt)
-    if dt.kind in "iub" and length > 0:
+    if all_int:
+        length = max(0, int(-((start - end) // step)))  # exact ceil for ints of any size
+    else:
+        span = (end - start) / step
+        if not math.isfinite(span):  # (1e308 - -1e308) overflows to inf
+            raise ArgumentValueError(
+                f"arange: the range from {start} to {end} by {step} has more elements than an array can address"
+            )
+        length = max(0, math.ceil(span))
+    if length > _ALWAYS_ADDRESSABLE:
+        check_allocation_size("arange", (length,), dt)
+    bounds = _INT_RANGES.get(dt)
+    if bounds is not None and length > 0:
         # NumPy writes start and start + step into the dtype (truncating floats) and extends that difference.
-        first = math.trunc(start)
-        last = first + (length - 1) * (math.trunc(start + step) - first)
-        _check_int_range("arange", dt, min(first, last), max(first, last), "values")
+        if type(start) is int and type(step) is int:
+            first, delta = start, step
+        else:
+            first = math.trunc(start)
+            delta = math.trunc(start + step) - first
+        last = first + (length - 1) * delta
+        low, high = (first, last) if delta >= 0 else (last, first)
+        if low < bounds[0] or high > bounds[1]:
+            _check_int_range("arange", dt, low, high, "values")
     backend = backend_for(dev)
     if not backend.has_data:
         return backend.wrap(backend.empty((length,), dt, dev), dev)
@@ -520,19 +542,8 @@ def arange(
     return _on("arange", dev, values, copy=True) if dev.type != "cpu" else backend.wrap(values, dev)
 
 
-def _arange_length(start: int | float, end: int | float, step: int | float, dtype: DType) -> int:
-    """The number of values of ``arange(start, end, step)``, checked to be allocatable with ``dtype``."""
-    if type(start) is int and type(end) is int and type(step) is int:
-        length = max(0, -((start - end) // step))  # exact ceil for ints of any size
-    else:
-        span = (end - start) / step
-        if not math.isfinite(span):  # (1e308 - -1e308) overflows to inf
-            raise ArgumentValueError(
-                f"arange: the range from {start} to {end} by {step} has more elements than an array can address"
-            )
-        length = max(0, math.ceil(span))
-    check_allocation_size("arange", (length,), dtype)
-    return length
+# A 1-d length up to this fits the address space with any supported dtype (16 bytes at most per element).
+_ALWAYS_ADDRESSABLE = np.iinfo(np.intp).max // 16
 
 
 # The value range of each bool and integer dtype (numpy.iinfo is slow enough to show in arange's time).
@@ -588,7 +599,8 @@ def linspace(
         raise ArgumentValueError(f"linspace: argument 'steps' must be non-negative, got {n}")
     dt = _dtype_or_none("linspace", dtype) or _DEFAULT_FLOAT
     dev = as_device(device)
-    check_allocation_size("linspace", (n,), dt)
+    if n > _ALWAYS_ADDRESSABLE:
+        check_allocation_size("linspace", (n,), dt)
     if dt.kind in "iub" and n > 0:
         bounds = (start, end) if n > 1 else (start,)
         for name, bound in zip(("start", "end"), bounds, strict=False):
