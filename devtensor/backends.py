@@ -295,7 +295,10 @@ class CUDABackend(Backend):
             return cp.array(src.to_numpy(array), dtype=dtype, copy=True)
 
     def to_numpy(self, array: Any) -> np.ndarray[Any, Any]:
-        return cupy_module().asnumpy(array)  # type: ignore[no-any-return]
+        try:
+            return cupy_module().asnumpy(array)  # type: ignore[no-any-return]
+        except MemoryError as error:  # the host copy does not fit
+            raise allocation_error("cuda.to_numpy", tuple(array.shape), array.dtype, "cpu", error) from None
 
     def to_numpy_shared(self, array: Any, device: Device) -> np.ndarray[Any, Any]:
         raise TypeError(

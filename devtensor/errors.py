@@ -107,7 +107,7 @@ class OutOfMemoryError(DevtensorError, MemoryError):
         self.nbytes = nbytes  # None: not known
         self.device = device
         self.detail = detail
-        size = "" if nbytes is None else f" {nbytes} bytes ({_human(nbytes)})"
+        size = "" if nbytes is None else f" {nbytes} bytes" + (f" ({_human(nbytes)})" if nbytes >= 1024 else "")
         what = "" if shape is None else f" for shape {shape} and dtype {dtype}"
         text = f"{op}: out of memory allocating{size}{what} on {device}"
         super().__init__(text + (f" ({detail})" if detail else ""))
@@ -118,10 +118,10 @@ class OutOfMemoryError(DevtensorError, MemoryError):
 
 
 def _human(nbytes: int) -> str:
-    """``nbytes`` in binary units, as NumPy's out-of-memory message writes them (``7.28 TiB``)."""
-    value = float(nbytes)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if value < 1024 or unit == "PiB":
-            return f"{value:.3g} {unit}" if unit != "B" else f"{nbytes} B"
+    """``nbytes`` (at least 1024) in binary units, as NumPy's out-of-memory message writes them (``7.28 TiB``)."""
+    value = nbytes / 1024
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if value < 1024 or unit == "EiB":
+            return f"{value:.3g} {unit}"
         value /= 1024
     raise AssertionError("unreachable")

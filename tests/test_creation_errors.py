@@ -115,6 +115,23 @@ def test_backend_allocations_raise_devtensors_error_themselves() -> None:
         cpu.empty((HUGE,), np.dtype(np.float64), dt.Device("cpu"))
 
 
+@pytest.mark.usefixtures("fake_cupy")
+def test_copies_from_cuda_to_host_memory_that_is_out_of_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    import fake_cupy
+
+    src = dt.zeros(2, 3, device="cuda:0")
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise MemoryError("no host memory left (simulated)")
+
+    monkeypatch.setattr(fake_cupy, "asnumpy", fail)
+    with pytest.raises(OutOfMemoryError, match=words("tensor", "48 bytes", "(2, 3)", "float64", "cpu")):
+        dt.tensor(src, device="cpu")
+    # Tensor.cpu() copies through the backend, which raises devtensor's error (named after the backend method).
+    with pytest.raises(OutOfMemoryError, match=words("from_other", "48 bytes", "(2, 3)", "float64", "cpu")):
+        src.cpu()
+
+
 def test_out_of_memory_errors_pickle() -> None:
     error = OutOfMemoryError("empty", (3,), "float64", 24, "cpu", "detail")
     again = pickle.loads(pickle.dumps(error))
