@@ -9,6 +9,7 @@ no memory.
 from __future__ import annotations
 
 import importlib
+import math
 import sys
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -20,11 +21,11 @@ import numpy as np
 from devtensor.device import Device, register_device_type
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType
-from devtensor.errors import ArgumentValueError, NoDataError
+from devtensor.errors import ArgumentValueError, NoDataError, OutOfMemoryError
 from devtensor.tensor import Tensor, new_storage
 from devtensor.typed.refined import CPUTensor, CUDATensor, MetaTensor
 
-__all__ = ["Backend", "backend_for", "cupy_module", "register_backend"]
+__all__ = ["Backend", "allocation_error", "backend_for", "check_allocation_size", "cupy_module", "register_backend"]
 
 _new = object.__new__
 
@@ -51,16 +52,32 @@ class Backend:
         return None
 
     def empty(self, shape: tuple[int, ...], dtype: DType, device: Device) -> Any:
-        """An uninitialised array of ``shape`` and ``dtype`` on ``device``."""
-        return np.empty(shape, dtype)
+        """An uninitialised array of ``shape`` and ``dtype`` on ``device``.
+
+        Raises:
+            OutOfMemoryError (a MemoryError): the memory is not available.  ValueError: a size NumPy cannot
+                express (more bytes than the address space).
+        """
+        try:
+            return np.empty(shape, dtype)
+        except MemoryError as error:
+            raise allocation_error(f"{self.device_type}.empty", shape, dtype, device, error) from None
 
     def from_numpy(self, array: np.ndarray[Any, Any], device: Device, copy: bool | None) -> Any:
-        """``array`` on ``device``; zero-copy where possible unless ``copy`` is True."""
-        return np.array(array, copy=copy)
+        """``array`` on ``device``; zero-copy where possible unless ``copy`` is True. Raises OutOfMemoryError
+        when a copy does not fit in memory."""
+        try:
+            return np.array(array, copy=copy)
+        except MemoryError as error:
+            raise allocation_error(f"{self.device_type}.from_numpy", array.shape, array.dtype, device, error) from None
 
     def from_other(self, src: Backend, array: Any, device: Device, dtype: DType) -> Any:
-        """An array on ``device`` with ``dtype`` holding the data of ``array`` from backend ``src`` (a copy)."""
-        return src.to_numpy(array).astype(dtype, copy=True)
+        """An array on ``device`` with ``dtype`` holding the data of ``array`` from backend ``src`` (a copy).
+        Raises OutOfMemoryError when the copy does not fit in memory."""
+        try:
+            return src.to_numpy(array).astype(dtype, copy=True)
+        except MemoryError as error:
+            raise allocation_error(f"{self.device_type}.from_other", array.shape, dtype, device, error) from None
 
     def to_numpy(self, array: Any) -> np.ndarray[Any, Any]:
         """The data as a NumPy array (shared for CPU, copied from a device)."""
@@ -214,12 +231,22 @@ def cupy_module() -> ModuleType:
         ) from e
 
 
+def _cuda_alloc(shape: tuple[int, ...], dtype: DType) -> Any:
+    """``alloc`` of the CUDA backend: an uninitialised CuPy array on the current device (under the guard).
+    CuPy's out-of-memory error becomes devtensor's (the CPU's ``alloc`` is NumPy's ``empty`` itself, whose
+    MemoryError the caller converts: a wrapper there would cost every call)."""
+    try:
+        return cupy_module().empty(shape, dtype)
+    except MemoryError as error:
+        raise allocation_error("cuda.alloc", shape, dtype, f"cuda:{_cuda_current_index()}", error) from None
+
+
 class CUDABackend(Backend):
     """CUDA devices through CuPy. Allocation and copies run under the device guard of the target device."""
 
     device_type = "cuda"
     tensor_class = CUDATensor
-    alloc = staticmethod(lambda shape, dtype: cupy_module().empty(shape, dtype))
+    alloc = staticmethod(_cuda_alloc)
 
     @property
     def xp(self) -> ModuleType:
@@ -232,31 +259,46 @@ class CUDABackend(Backend):
     def empty(self, shape: tuple[int, ...], dtype: DType, device: Device) -> Any:
         cp = cupy_module()
         assert device.index is not None
-        with cp.cuda.Device(device.index):
-            return cp.empty(shape, dtype)
+        try:
+            with cp.cuda.Device(device.index):
+                return cp.empty(shape, dtype)
+        except MemoryError as error:  # CuPy's OutOfMemoryError is a MemoryError
+            raise allocation_error("cuda.empty", shape, dtype, device, error) from None
 
     def from_numpy(self, array: np.ndarray[Any, Any], device: Device, copy: bool | None) -> Any:
         cp = cupy_module()
         assert device.index is not None
-        with cp.cuda.Device(device.index):
-            return cp.array(array, copy=True)
+        try:
+            with cp.cuda.Device(device.index):
+                return cp.array(array, copy=True)
+        except MemoryError as error:
+            raise allocation_error("cuda.from_numpy", array.shape, array.dtype, device, error) from None
 
     def from_other(self, src: Backend, array: Any, device: Device, dtype: DType) -> Any:
         """A copy on ``device`` with ``dtype``: from another CUDA device directly, from other backends through
         host memory."""
         cp = cupy_module()
         assert device.index is not None
-        with cp.cuda.Device(device.index):
+        try:
+            return self._copy_from(cp, src, array, device.index, dtype)
+        except MemoryError as error:
+            raise allocation_error("cuda.from_other", tuple(array.shape), dtype, device, error) from None
+
+    def _copy_from(self, cp: ModuleType, src: Backend, array: Any, index: int, dtype: DType) -> Any:
+        with cp.cuda.Device(index):
             if isinstance(src, CUDABackend):
                 # CuPy copies between devices by memcpy, from a contiguous source only: keeping the layout
                 # ('K') of a non-contiguous array on another device raises NotImplementedError, 'C' first
                 # makes a contiguous copy on the source device. On one device, 'K' keeps the layout.
-                order = "K" if int(array.device.id) == device.index else "C"
+                order = "K" if int(array.device.id) == index else "C"
                 return cp.array(array, dtype=dtype, copy=True, order=order)
             return cp.array(src.to_numpy(array), dtype=dtype, copy=True)
 
     def to_numpy(self, array: Any) -> np.ndarray[Any, Any]:
-        return cupy_module().asnumpy(array)  # type: ignore[no-any-return]
+        try:
+            return cupy_module().asnumpy(array)  # type: ignore[no-any-return]
+        except MemoryError as error:  # the host copy does not fit
+            raise allocation_error("cuda.to_numpy", tuple(array.shape), array.dtype, "cpu", error) from None
 
     def to_numpy_shared(self, array: Any, device: Device) -> np.ndarray[Any, Any]:
         raise TypeError(
@@ -362,3 +404,46 @@ def shape_tuple(op: str, arg: str, size: Sequence[Any] | np.ndarray[Any, Any]) -
     if any(n < 0 for n in dims):
         raise ArgumentValueError(f"{op}: argument '{arg}' has a negative dimension: {tuple(dims)!r}")
     return tuple(dims)
+
+
+def allocation_error(op: str, shape: Sequence[int], dtype: DType, device: object, error: BaseException) -> Exception:
+    """The devtensor error for an allocation of ``shape`` and ``dtype`` on ``device`` that failed with ``error``:
+    an :class:`~devtensor.errors.OutOfMemoryError` (a ``MemoryError``) naming ``op``, the shape, the dtype and
+    the bytes for an out-of-memory error (NumPy's, CuPy's, or ours from a lower layer, renamed to ``op``), an
+    ``ArgumentValueError`` for a size the array module cannot express (NumPy's "array is too big"). Callers
+    ``raise allocation_error(...) from None``; nothing has been allocated."""
+    dims = tuple(int(n) for n in shape)
+    nbytes = math.prod(dims) * np.dtype(dtype).itemsize
+    if isinstance(error, MemoryError):
+        where = error.device if isinstance(error, OutOfMemoryError) else device
+        if isinstance(error, OutOfMemoryError):
+            detail = error.detail
+        else:  # NumPy's message repeats the facts above; CuPy's adds the allocator's view
+            detail = "" if type(error).__module__.startswith("numpy") else str(error)
+        return OutOfMemoryError(op, dims, np.dtype(dtype).name, nbytes, where, detail)
+    return ArgumentValueError(
+        f"{op}: cannot allocate a tensor of shape {dims} and dtype {np.dtype(dtype).name} ({nbytes} bytes): {error}"
+    )
+
+
+# The largest array NumPy (and CuPy) can describe: its size in bytes must fit a signed pointer-sized int.
+_MAX_BYTES = np.iinfo(np.intp).max
+
+
+def check_allocation_size(op: str, shape: tuple[int, ...], dtype: DType) -> None:
+    """ArgumentValueError naming ``op`` when a tensor of ``shape`` and ``dtype`` would hold more bytes than the
+    address space can (NumPy: "array is too big"), on every device, meta included (as PyTorch refuses such a
+    size on meta too), before anything is allocated."""
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes > _MAX_BYTES:
+        dims = "(" + ", ".join(_compact(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+        raise ArgumentValueError(
+            f"{op}: a tensor of shape {dims} and dtype {dtype.name} would take {_compact(nbytes)} bytes, more "
+            f"than the {_MAX_BYTES} bytes an array can address"
+        )
+
+
+def _compact(n: int) -> str:
+    """``n`` in digits, or in scientific notation when it is longer than 20 digits (``arange(1e308)``)."""
+    digits = str(n)
+    return digits if len(digits) <= 20 else f"{digits[0]}.{digits[1:4]}e+{len(digits) - 1}"

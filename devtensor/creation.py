@@ -5,7 +5,12 @@ Names and arguments follow PyTorch (``dtype=``, ``device=``, ``end``, ``steps``)
 which devtensor's promotion follows too: Python floats give float64, ints int64, and ``empty``/``zeros``/
 ``ones`` default to float64. ``device`` accepts anything :class:`~devtensor.device.Device` parses and defaults
 to the CPU. Every function returns a tensor with a new storage (version 0), except ``asarray`` and
-``from_numpy``/``from_dlpack``, which wrap existing memory without a copy where they can.
+``from_numpy``/``from_dlpack``, which wrap existing memory without a copy where they can (through a view: a
+tensor always holds its own array object).
+
+Errors: every bad argument is a devtensor error (``devtensor.errors``) of the standard class; an allocation that
+fails is an ``OutOfMemoryError`` (a ``MemoryError``) naming the op, the shape, the dtype and the bytes; no value
+wraps around into an integer or bool dtype.
 """
 
 from __future__ import annotations
@@ -17,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from devtensor.backends import Backend, backend_for, shape_tuple
+from devtensor.backends import Backend, allocation_error, backend_for, check_allocation_size, shape_tuple
 from devtensor.device import Device, DeviceLike, as_device
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, ScalarOverflowError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, OutOfMemoryError, ScalarOverflowError
 from devtensor.tensor import Tensor, _check_scalar_fits
 
 __all__ = [
@@ -41,6 +46,7 @@ __all__ = [
 ]
 
 _DEFAULT_FLOAT = np.dtype(np.float64)
+_INT64 = np.dtype(np.int64)
 
 
 def _dtype_or_none(op: str, dtype: Any) -> DType | None:
@@ -57,7 +63,14 @@ def _host_array(op: str, data: object, dtype: DType | None) -> np.ndarray[Any, A
     except OverflowError as e:
         raise ScalarOverflowError(f"{op}: a value of argument 'data' does not fit dtype {dtype}: {e}") from None
     except (TypeError, ValueError) as e:
+        if dtype is not None and _holds_nan(data):
+            # NaN into an integer dtype is a bad value, not a bad type: ValueError, as NumPy and dt.full raise.
+            raise ArgumentValueError(
+                f"{op}: argument 'data' holds NaN, which dtype {dtype.name} cannot represent"
+            ) from None
         raise ArgumentTypeError(f"{op}: cannot convert argument 'data' of type {type(data).__name__}: {e}") from None
+    except MemoryError as e:  # the shape is not known before NumPy has read the data
+        raise OutOfMemoryError(op, None, dtype.name if dtype is not None else None, None, "cpu", str(e)) from None
     if array.dtype.kind == "O":
         raise ArgumentTypeError(
             f"{op}: argument 'data' of type {type(data).__name__} does not convert to a numeric dtype (NumPy made an "
@@ -67,9 +80,31 @@ def _host_array(op: str, data: object, dtype: DType | None) -> np.ndarray[Any, A
     return array
 
 
-def _on(device: Device, array: np.ndarray[Any, Any], copy: bool | None) -> Tensor:
+def _holds_nan(data: object) -> bool:
+    """Whether ``data`` (which failed to convert to a requested dtype) holds a NaN; only on the error path."""
+    try:
+        probe = np.asarray(data)
+    except Exception:
+        return False
+    return probe.dtype.kind in "fc" and bool(np.isnan(probe).any())
+
+
+def _on(op: str, device: Device, array: np.ndarray[Any, Any], copy: bool | None) -> Tensor:
     backend = backend_for(device)
-    return backend.wrap(backend.from_numpy(array, device, copy), device)
+    try:
+        moved = backend.from_numpy(array, device, copy)
+    except MemoryError as error:
+        raise allocation_error(op, array.shape, array.dtype, device, error) from None
+    return backend.wrap(moved, device)
+
+
+def _from_other(op: str, dst: Backend, src: Backend, array: Any, device: Device, dtype: DType) -> Tensor:
+    """A copy of ``array`` (from backend ``src``) on ``device`` with ``dtype``; out of memory names ``op``."""
+    try:
+        moved = dst.from_other(src, array, device, dtype)
+    except MemoryError as error:
+        raise allocation_error(op, array.shape, dtype, device, error) from None
+    return dst.wrap(moved, device)
 
 
 def tensor(data: object, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
@@ -81,18 +116,23 @@ def tensor(data: object, *, dtype: Any = None, device: DeviceLike | None = None)
         device: where to put it (default: the CPU; for a Tensor, its device).
     Returns:
         A Tensor with its own storage, version 0.
+    Python numbers are converted checked, as NumPy 2 converts them: NaN into an integer dtype is a ValueError,
+    an infinity or an int out of the dtype's range an OverflowError. Arrays and tensors are cast as
+    ``Tensor.to`` casts (NumPy's ``astype``: unchecked, as PyTorch's ``.to``).
+
     Raises:
-        ArgumentTypeError (TypeError): data NumPy cannot convert, or an unsupported (e.g. string) dtype.
-        ValueError: a malformed device.
+        ArgumentTypeError (TypeError): data NumPy cannot convert, an unsupported (e.g. string) dtype, or a device
+            of the wrong type.
+        ArgumentValueError (ValueError): a malformed device, or a NaN among Python numbers into an integer dtype.
+        ScalarOverflowError (OverflowError): a Python number out of the dtype's range.
+        OutOfMemoryError (MemoryError): the memory for the copy is not available.
     """
     dt = _dtype_or_none("tensor", dtype)
     if isinstance(data, Tensor):
         target = as_device(device, data.device)
-        src = data._backend
-        dst = backend_for(target)
-        return dst.wrap(dst.from_other(src, data._array, target, dt or data.dtype), target)
+        return _from_other("tensor", backend_for(target), data._backend, data._array, target, dt or data.dtype)
     target = as_device(device)
-    return _on(target, _host_array("tensor", data, dt), copy=True)
+    return _on("tensor", target, _host_array("tensor", data, dt), copy=True)
 
 
 def asarray(
@@ -108,9 +148,12 @@ def asarray(
     the CPU and a CuPy array on its own device are wrapped without a copy when the dtype matches; anything
     else is converted as :func:`tensor` does.
 
+    The tensor never holds ``obj`` itself but a view of it (see :func:`from_numpy`).
+
     Raises:
-        ValueError: ``copy=False`` but a copy is needed.
+        ValueError: ``copy=False`` but a copy is needed; NaN into an integer dtype (as :func:`tensor`).
         ArgumentTypeError: unconvertible data or an unsupported dtype.
+        OutOfMemoryError (MemoryError): the memory for a copy is not available.
     """
     dt = _dtype_or_none("asarray", dtype)
     if isinstance(obj, Tensor):
@@ -127,12 +170,12 @@ def asarray(
         target = as_device(device, here)
         if target is here and (dt is None or dt == obj.dtype) and not copy:  # type: ignore[attr-defined]
             to_dtype(obj.dtype, op="asarray", arg="obj")  # type: ignore[attr-defined]
-            return backend_for(here).wrap(obj, here)
+            # A view: the tensor holds its own array object, so reassigning the caller's array's shape or dtype
+            # changes nothing of the tensor (the memory stays shared).
+            return backend_for(here).wrap(obj.view(), here)  # type: ignore[attr-defined]
         if copy is False:
             raise ArgumentValueError("asarray: copy=False, but a device or dtype change needs a copy")
-        src = backend_for(here)
-        dst = backend_for(target)
-        return dst.wrap(dst.from_other(src, obj, target, dt or obj.dtype), target)  # type: ignore[attr-defined]
+        return _from_other("asarray", backend_for(target), backend_for(here), obj, target, dt or obj.dtype)  # type: ignore[attr-defined]
     if isinstance(obj, np.ndarray):
         target = as_device(device)
         needs_copy = target.type != "cpu" or (dt is not None and dt != obj.dtype)
@@ -141,13 +184,19 @@ def asarray(
         if not needs_copy:
             _check_data_dtype("asarray", obj)
             backend = backend_for(target)
-            plain = obj if type(obj) is np.ndarray else obj.view(np.ndarray)  # no subclass semantics
-            return backend.wrap(plain.copy() if copy else plain, target)
-        return _on(target, _host_array("asarray", obj, dt), copy=True)
+            # A plain view (no subclass semantics), never the caller's object itself: see from_numpy.
+            plain = obj.view(np.ndarray)
+            if copy:
+                try:
+                    plain = plain.copy()
+                except MemoryError as error:
+                    raise allocation_error("asarray", plain.shape, plain.dtype, target, error) from None
+            return backend.wrap(plain, target)
+        return _on("asarray", target, _host_array("asarray", obj, dt), copy=True)
     if copy is False:
         raise ArgumentValueError(f"asarray: copy=False, but a {type(obj).__name__} must be copied into a tensor")
     target = as_device(device)
-    return _on(target, _host_array("asarray", obj, dt), copy=True)
+    return _on("asarray", target, _host_array("asarray", obj, dt), copy=True)
 
 
 def _cupy_ndarray_type() -> type | None:
@@ -160,7 +209,10 @@ def _cupy_ndarray_type() -> type | None:
 def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
     """A CPU tensor sharing memory with ``array`` (zero-copy, as ``torch.from_numpy``).
 
-    Read-only arrays are accepted; writing into the tensor then raises ReadOnlyError and changes nothing.
+    The tensor holds a view of ``array``, not ``array`` itself: writes through either are seen by the other,
+    but assigning ``array.shape`` or ``array.dtype`` afterwards changes nothing of the tensor (as PyTorch's
+    tensor keeps its own sizes). Read-only arrays are accepted; writing into the tensor then raises
+    ReadOnlyError and changes nothing.
 
     Raises:
         ArgumentTypeError: ``array`` is not a NumPy array, or its dtype is unsupported or not native-endian.
@@ -175,10 +227,9 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
         raise ArgumentTypeError(f"from_numpy: argument 'array' must be a numpy.ndarray, got {type(array).__name__}")
     _check_data_dtype("from_numpy", array)
     cpu = as_device("cpu")
-    if type(array) is not np.ndarray:
-        # A subclass (np.matrix, a masked array…) keeps its own indexing and reductions: wrap the plain view.
-        array = array.view(np.ndarray)
-    return backend_for(cpu).wrap(array, cpu)
+    # A plain view: the tensor's own array object (see above), and no subclass semantics (np.matrix, a masked
+    # array… keep their own indexing and reductions).
+    return backend_for(cpu).wrap(array.view(np.ndarray), cpu)
 
 
 def from_dlpack(obj: Any) -> Tensor:
@@ -204,7 +255,8 @@ def from_dlpack(obj: Any) -> Tensor:
             raise ArgumentTypeError(f"from_dlpack: cannot import a {type(obj).__name__}: {e}") from None
         _check_data_dtype("from_dlpack", array)
         cpu = as_device("cpu")
-        result = backend_for(cpu).wrap(array, cpu)
+        # A view, so that the tensor's array object is its own even if the import handed back a shared one.
+        result = backend_for(cpu).wrap(array.view(np.ndarray), cpu)
         # NumPy's import ends its ``base`` chain at a capsule, which hides the producer's memory from the
         # overlap checks; for producers we know, use their storage root so that the tensor and other wrappers of
         # the same memory are compared as one storage (partial-overlap errors, no resize of an input).
@@ -221,7 +273,7 @@ def from_dlpack(obj: Any) -> Tensor:
             array = cupy_module().from_dlpack(obj)
         to_dtype(array.dtype, op="from_dlpack", arg="obj")
         cuda_backend = backend_for(target)
-        cuda_result = cuda_backend.wrap(array, target)
+        cuda_result = cuda_backend.wrap(array.view(), target)
         # As for CPU data: known producers share their storage root, so the overlap checks see one storage.
         cuda_type = _cupy_ndarray_type()
         if isinstance(obj, Tensor):
@@ -235,17 +287,27 @@ def from_dlpack(obj: Any) -> Tensor:
 
 
 def _size(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
-    if len(size) == 1 and isinstance(size[0], (Sequence, np.ndarray)) and not isinstance(size[0], str):
+    # One sequence (list, tuple, 1-d array) is the whole shape; an int by __index__ (a NumPy integer, a 0-d
+    # integer array) is one dimension, as NumPy takes it.
+    if (
+        len(size) == 1
+        and isinstance(size[0], (Sequence, np.ndarray))
+        and not isinstance(size[0], str)
+        and not _is_int(size[0])
+    ):
         return shape_tuple(op, "size", size[0])
     return shape_tuple(op, "size", size)
 
 
 def _filled(op: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: Scalar | None) -> Tensor:
     backend: Backend = backend_for(device)
+    if not backend.has_data:  # nothing is allocated, so no allocator checks the size: check it here
+        check_allocation_size(op, shape, dtype)
     try:
         array = backend.empty(shape, dtype, device)
-    except ValueError as e:  # NumPy: "array is too big", "maximum supported dimension exceeded"
-        raise ArgumentValueError(f"{op}: cannot allocate a tensor of shape {shape}: {e}") from None
+    except (MemoryError, ValueError) as error:  # out of memory; NumPy's "array is too big"
+        check_allocation_size(op, shape, dtype)  # the same message on every device for a size too big
+        raise allocation_error(op, shape, dtype, device, error) from None
     if fill is not None and backend.has_data:
         guard = backend.guard(device)
         if guard is None:
@@ -257,10 +319,14 @@ def _filled(op: str, shape: tuple[int, ...], dtype: DType, device: Device, fill:
 
 
 def empty(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
-    """An uninitialised tensor of shape ``size`` (ints, or one sequence of ints); dtype default float64.
+    """An uninitialised tensor of shape ``size`` (ints, or one sequence of ints); dtype default float64. An
+    int is anything with ``__index__`` but a bool (NumPy integers, 0-d integer arrays), as NumPy takes sizes.
 
     Raises:
-        ArgumentTypeError: a non-int size or unsupported dtype.  ValueError: a negative size or bad device.
+        ArgumentTypeError: a non-int size, an unsupported dtype, a device of the wrong type.
+        ValueError: a negative size, a malformed device, or more bytes than an array can address (on every
+            device, meta included).
+        OutOfMemoryError (MemoryError): the memory is not available; names the op, shape, dtype and bytes.
     """
     shape = _size("empty", size)
     return _filled(
@@ -326,6 +392,7 @@ def full(
             integer dtype.
         CastingError (TypeError): a complex value into a real dtype.
         ValueError: a negative size, a bad device, or NaN into an integer dtype.
+        OutOfMemoryError (MemoryError): as :func:`empty`.
     """
     shape = shape_tuple("full", "size", (size,) if _is_int(size) else size)  # type: ignore[arg-type]  # any input
     dt = _dtype_or_none("full", dtype) or _fill_dtype("full", fill_value)
@@ -388,7 +455,10 @@ def full_like(
 
 
 def _number(op: str, arg: str, value: object) -> int | float:
-    """``value`` as a Python int or float: Python and NumPy real numbers (bool counts as int)."""
+    """``value`` as a Python int or float: Python and NumPy real numbers, and 0-d real arrays, as NumPy's arange
+    takes them (bool counts as int)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf":
+        value = value[()]
     if isinstance(value, (bool, np.bool_)):
         return int(value)
     if isinstance(value, (int, np.integer)):
@@ -410,9 +480,16 @@ def arange(
 
     Length ``ceil((end - start) / step)`` (at least 0); dtype default as NumPy's ``arange`` (int64 when all of
     ``start``, ``end``, ``step`` are ints, float64 if any is a float). Python and NumPy real numbers are accepted.
+    Values are NumPy's (into an integer dtype: ``int(start)`` and the truncated first step, extended).
+
+    No value wraps around: into an integer or bool dtype every value must lie in the dtype's range (bool: 0
+    and 1), else ScalarOverflowError (NumPy wraps silently; PyTorch refuses bool ``arange``).
 
     Raises:
-        ArgumentTypeError: a non-number argument.  ValueError: ``step`` is 0, or a bound is NaN or infinite.
+        ArgumentTypeError: a non-number argument.
+        ValueError: ``step`` is 0; a bound is NaN or infinite; more elements than an array can address.
+        ScalarOverflowError (OverflowError): a value outside an integer or bool dtype's range.
+        OutOfMemoryError (MemoryError): the memory is not available.
     """
     if end is None:
         start, end = 0, start
@@ -421,23 +498,72 @@ def arange(
     step = _number("arange", "step", step)
     if step == 0:
         raise ArgumentValueError("arange: argument 'step' must be nonzero")
-    if not all(math.isfinite(v) for v in (start, end, step) if type(v) is float):
-        raise ArgumentValueError(f"arange: arguments must be finite, got start={start}, end={end}, step={step}")
-    default = np.dtype(np.int64) if all(type(v) is int for v in (start, end, step)) else _DEFAULT_FLOAT
-    dt = _dtype_or_none("arange", dtype) or default
+    all_int = type(start) is int and type(end) is int and type(step) is int
+    if not all_int:
+        for value in (start, end, step):
+            if type(value) is float and not math.isfinite(value):
+                raise ArgumentValueError(f"arange: arguments must be finite, got start={start}, end={end}, step={step}")
+    dt = _dtype_or_none("arange", dtype) or (_INT64 if all_int else _DEFAULT_FLOAT)
     dev = as_device(device)
+    if all_int:
+        length = max(0, int(-((start - end) // step)))  # exact ceil for ints of any size
+    else:
+        span = (end - start) / step
+        if not math.isfinite(span):  # (1e308 - -1e308) overflows to inf
+            raise ArgumentValueError(
+                f"arange: the range from {start} to {end} by {step} has more elements than an array can address"
+            )
+        length = max(0, math.ceil(span))
+    if length > _ALWAYS_ADDRESSABLE:
+        check_allocation_size("arange", (length,), dt)
+    bounds = _INT_RANGES.get(dt)
+    if bounds is not None and length > 0:
+        # NumPy writes start and start + step into the dtype (truncating floats) and extends that difference.
+        if type(start) is int and type(step) is int:
+            first, delta = start, step
+        else:
+            first = math.trunc(start)
+            delta = math.trunc(start + step) - first
+        last = first + (length - 1) * delta
+        low, high = (first, last) if delta >= 0 else (last, first)
+        if low < bounds[0] or high > bounds[1]:
+            _check_int_range("arange", dt, low, high, "values")
     backend = backend_for(dev)
     if not backend.has_data:
-        if type(start) is int and type(end) is int and type(step) is int:
-            length = max(0, -((start - end) // step))  # exact ceil for ints of any size
-        else:
-            length = max(0, math.ceil((end - start) / step))
         return backend.wrap(backend.empty((length,), dt, dev), dev)
-    return (
-        _on(dev, np.arange(start, end, step, dtype=dt), copy=True)
-        if dev.type != "cpu"
-        else backend.wrap(np.arange(start, end, step, dtype=dt), dev)
-    )
+    try:
+        if dt.kind == "b":
+            # The values are 0 and 1 (checked above); NumPy's arange refuses bool beyond length 2.
+            values = np.arange(start, end, step, dtype=np.int64).astype(dt)
+        else:
+            values = np.arange(start, end, step, dtype=dt)
+    except MemoryError as error:
+        raise allocation_error("arange", (length,), dt, dev, error) from None
+    return _on("arange", dev, values, copy=True) if dev.type != "cpu" else backend.wrap(values, dev)
+
+
+# A 1-d length up to this fits the address space with any supported dtype (16 bytes at most per element).
+_ALWAYS_ADDRESSABLE = np.iinfo(np.intp).max // 16
+
+
+# The value range of each bool and integer dtype (numpy.iinfo is slow enough to show in arange's time).
+_INT_RANGES: dict[DType, tuple[int, int]] = {np.dtype(np.bool_): (0, 1)} | {
+    np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+    for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+}
+
+
+def _check_int_range(op: str, dtype: DType, low: int | float, high: int | float, what: str) -> None:
+    """ScalarOverflowError naming the dtype's range when ``low``..``high`` leaves an integer or bool dtype."""
+    bounds = _INT_RANGES.get(dtype)
+    if bounds is None:
+        return
+    lo, hi = bounds
+    if low < lo or high > hi:
+        raise ScalarOverflowError(
+            f"{op}: {what} from {low} to {high} do not fit dtype {dtype.name} (range {lo} to {hi}); "
+            "devtensor does not wrap around"
+        )
 
 
 def linspace(
@@ -449,10 +575,17 @@ def linspace(
     device: DeviceLike | None = None,
 ) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end``, both included (``torch.linspace``,
-    ``np.linspace``); dtype default float64.
+    ``np.linspace``); dtype default float64. Values are NumPy's (into an integer dtype, rounded down, as NumPy 2
+    does); none wraps around: into an integer or bool dtype both bounds must be finite and, rounded down, lie in
+    the dtype's range (bool: 0 and 1).
 
     Raises:
-        ArgumentTypeError: non-number bounds or a non-int ``steps``.  ValueError: negative ``steps``.
+        ArgumentTypeError: non-number bounds or a non-int ``steps``.
+        ValueError: negative ``steps``, more elements than an array can address, or a NaN bound with an integer
+            or bool dtype.
+        ScalarOverflowError (OverflowError): an infinite bound, or one outside the range, of an integer or bool
+            dtype.
+        OutOfMemoryError (MemoryError): the memory is not available.
     """
     start = _number("linspace", "start", start)
     end = _number("linspace", "end", end)
@@ -466,10 +599,25 @@ def linspace(
         raise ArgumentValueError(f"linspace: argument 'steps' must be non-negative, got {n}")
     dt = _dtype_or_none("linspace", dtype) or _DEFAULT_FLOAT
     dev = as_device(device)
+    if n > _ALWAYS_ADDRESSABLE:
+        check_allocation_size("linspace", (n,), dt)
+    if dt.kind in "iub" and n > 0:
+        bounds = (start, end) if n > 1 else (start,)
+        for name, bound in zip(("start", "end"), bounds, strict=False):
+            if bound != bound:
+                raise ArgumentValueError(f"linspace: argument '{name}' is NaN; dtype {dt.name} cannot represent it")
+            if math.isinf(bound):
+                raise ScalarOverflowError(f"linspace: argument '{name}' is infinite; dtype {dt.name} cannot hold it")
+        floors = [math.floor(b) for b in bounds]
+        _check_int_range("linspace", dt, min(floors), max(floors), "values")
     backend = backend_for(dev)
     if not backend.has_data:
         return backend.wrap(backend.empty((n,), dt, dev), dev)
-    return _on(dev, np.linspace(start, end, n, dtype=dt), copy=dev.type != "cpu")
+    try:
+        values = np.linspace(start, end, n, dtype=dt)
+    except MemoryError as error:
+        raise allocation_error("linspace", (n,), dt, dev, error) from None
+    return _on("linspace", dev, values, copy=dev.type != "cpu")
 
 
 def _rebuild(array: np.ndarray[Any, Any], device: str) -> Tensor:

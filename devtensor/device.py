@@ -1,20 +1,24 @@
 """Devices: ``cpu``, ``cuda:N``, ``meta`` and any device type registered out of tree.
 
-A :class:`Device` is interned: parsing the same spec twice gives the same object, so the front compares devices
-by identity. Parsing follows PyTorch's ``torch.device``: ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"meta"``, a
-non-negative int ``N`` meaning ``cuda:N``, or a Device; ``Device("cuda", 1)`` is ``cuda:1``.
+A :class:`Device` is interned: parsing the same spec twice gives the same object while the first is alive, so
+the front compares devices by identity. The table holds its devices weakly (tensors hold theirs), so creating
+many distinct devices keeps none of them alive. Parsing follows PyTorch's ``torch.device``: ``"cpu"``,
+``"cuda"``, ``"cuda:1"``, ``"meta"``, a non-negative int ``N`` meaning ``cuda:N``, or a Device;
+``Device("cuda", 1)`` is ``cuda:1``.
 """
 
 from __future__ import annotations
 
+import operator
 import threading
+import weakref
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, SupportsIndex, TypeAlias
 
 from devtensor.dispatcher import DispatchKey
-from devtensor.errors import ArgumentValueError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError
 
 __all__ = ["Device", "DeviceLike", "as_device", "register_device_type"]
 
@@ -67,37 +71,48 @@ class Device:
 
     ``Device(spec)`` accepts a string (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"meta"``), a non-negative int
     (``N`` means ``cuda:N``, as in PyTorch) or a Device; ``Device("cuda", 1)`` takes the index separately.
-    Devices are interned, hashable and compare equal when type and index are equal. ``Device("cuda")`` has
-    index ``None`` ("the current CUDA device"); tensors always live on an indexed device.
+    An int is anything with ``__index__`` other than a bool (a NumPy integer, a 0-d integer array), as NumPy
+    takes sizes. Devices are interned (weakly: while one is alive, parsing its spec again gives that object),
+    hashable, and compare equal when type and index are equal. ``Device("cuda")`` has index ``None`` ("the
+    current CUDA device"); tensors always live on an indexed device.
 
     Devices are immutable: assigning an attribute raises AttributeError.
 
     Raises:
-        ValueError: an unknown device type, a malformed string, a negative or non-int index (or one with
-            leading zeros, as PyTorch), an index on an unindexed type, or a bool.
-        TypeError: a spec that is not a str, int or Device.
+        ValueError: an unknown device type, a malformed string, a negative index (or one with leading zeros, as
+            PyTorch), an index on an unindexed type, or a bool.
+        ArgumentTypeError (a TypeError): a spec that is not a str, an int or a Device (a float, bytes, None…),
+            or an index that is not an int.
     """
 
     __slots__ = ("__weakref__", "_guard", "index", "key", "type")
-    _interned: ClassVar[dict[tuple[str, int | None], Device]] = {}
-    _lock: ClassVar[threading.Lock] = threading.Lock()
+    # (type, index) -> a weak reference to the live Device; an entry leaves with its Device (see _forget).
+    _interned: ClassVar[dict[tuple[str, int | None], weakref.ref[Device]]] = {}
+    # Strong references to the devices made last (bounded, oldest dropped first); identity stays unique because
+    # _interned keeps answering for every device alive.
+    _recent: ClassVar[dict[tuple[str, int | None], Device]] = {}
+    # Reentrant: a collection inside the locked region may run _forget's callback on this thread.
+    _lock: ClassVar[threading.RLock] = threading.RLock()
     type: str
     index: int | None
     key: DispatchKey
     _guard: Callable[[], AbstractContextManager[Any]] | None
 
-    def __new__(cls, spec: DeviceLike, index: int | None = None) -> Device:
+    def __new__(cls, spec: DeviceLike, index: SupportsIndex | None = None) -> Device:
         if type(spec) is Device:
             if index is not None and index != spec.index:
                 raise ArgumentValueError(f"Device: got device {spec} and a different index {index!r}")
             return spec
         dev_type, parsed_index = _parse(spec, index)
-        found = cls._interned.get((dev_type, parsed_index))
+        key = (dev_type, parsed_index)
+        ref = cls._interned.get(key)
+        found = ref() if ref is not None else None
         if found is not None:
             return found
         info = _device_types[dev_type]
         with cls._lock:
-            found = cls._interned.get((dev_type, parsed_index))
+            ref = cls._interned.get(key)
+            found = ref() if ref is not None else None
             if found is None:
                 found = object.__new__(cls)
                 _set = object.__setattr__
@@ -107,7 +122,13 @@ class Device:
                 guard = info.guard
                 bound = _bind_guard(guard, parsed_index) if guard is not None and parsed_index is not None else None
                 _set(found, "_guard", bound)
-                cls._interned[(dev_type, parsed_index)] = found
+                cls._interned[key] = weakref.ref(found, _forget(key, cls._interned, cls._lock))
+                # The last few devices made stay alive, so that a spec parsed again and again with no tensor
+                # holding its device (Device("cuda:1") in a loop) does not make a new object each time.
+                recent = cls._recent
+                recent[key] = found
+                if len(recent) > _RECENT_LIMIT:
+                    del recent[next(iter(recent))]
         return found
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -144,6 +165,26 @@ class Device:
         return Device(self.type, current() if current is not None else 0)
 
 
+# How many recently made devices Device keeps alive.
+_RECENT_LIMIT = 16
+
+
+def _forget(
+    key: tuple[str, int | None],
+    table: dict[tuple[str, int | None], weakref.ref[Device]],
+    lock: threading.RLock,
+) -> Callable[[weakref.ref[Device]], None]:
+    """The callback that drops ``key``'s entry when its Device dies, unless a new Device took the key since.
+    It holds the table and the lock itself: at interpreter exit the module's globals may be gone."""
+
+    def forget(ref: weakref.ref[Device]) -> None:
+        with lock:
+            if table.get(key) is ref:
+                del table[key]
+
+    return forget
+
+
 def _bind_guard(
     guard: Callable[[int], AbstractContextManager[Any]], index: int
 ) -> Callable[[], AbstractContextManager[Any]]:
@@ -153,13 +194,26 @@ def _bind_guard(
     return enter
 
 
-def _parse(spec: object, index: int | None) -> tuple[str, int | None]:
+def _as_int(value: object) -> int | None:
+    """``value`` as an int when it is one by ``__index__`` (int, NumPy integer, 0-d integer array), not a bool."""
+    if isinstance(value, int):
+        return None if isinstance(value, bool) else int(value)
+    if isinstance(value, (str, bytes, float)):
+        return None
+    try:
+        return operator.index(value)  # type: ignore[arg-type]  # checking exactly that
+    except TypeError:
+        return None
+
+
+def _parse(spec: object, index: object) -> tuple[str, int | None]:
     if isinstance(spec, bool):
         raise ArgumentValueError(f"Device: expected a device string, int or Device, got the bool {spec!r}")
-    if isinstance(spec, int):
+    as_int = _as_int(spec)
+    if as_int is not None:
         if index is not None:
-            raise ArgumentValueError(f"Device: got an int device {spec} and an index {index!r}")
-        dev_type, raw_index = "cuda", str(spec)
+            raise ArgumentValueError(f"Device: got an int device {as_int} and an index {index!r}")
+        dev_type, raw_index = "cuda", str(as_int)
     elif isinstance(spec, str):
         dev_type, sep, raw_index = spec.strip().partition(":")
         if sep and not raw_index:
@@ -167,7 +221,7 @@ def _parse(spec: object, index: int | None) -> tuple[str, int | None]:
         if sep and index is not None:
             raise ArgumentValueError(f"Device: got device string {spec!r} with an index and an index {index!r}")
     else:
-        raise TypeError(f"Device: expected a device string, int or Device, got {type(spec).__name__} {spec!r}")
+        raise ArgumentTypeError(f"Device: expected a device string, int or Device, got {type(spec).__name__} {spec!r}")
     info = _device_types.get(dev_type)
     if info is None:
         known = ", ".join(sorted(_device_types))
@@ -180,9 +234,14 @@ def _parse(spec: object, index: int | None) -> tuple[str, int | None]:
             raise ArgumentValueError(f"Device: device index must not have leading zeros, got {raw_index!r} in {spec!r}")
         parsed = int(raw_index)
     elif index is not None:
-        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        index_int = _as_int(index)
+        if index_int is None and not isinstance(index, bool):
+            raise ArgumentTypeError(
+                f"Device: device index must be a non-negative int, got {type(index).__name__} {index!r}"
+            )
+        if index_int is None or index_int < 0:
             raise ArgumentValueError(f"Device: device index must be a non-negative int, got {index!r}")
-        parsed = index
+        parsed = index_int
     if parsed is not None and not info.indexed:
         raise ArgumentValueError(f"Device: device type {dev_type!r} takes no index, got {spec!r} with index {parsed}")
     return dev_type, parsed

@@ -2,7 +2,8 @@
 
 The supported dtypes are bool, int8..int64, uint8..uint64, float16, float32, float64, complex64 and complex128.
 Every function here answers from a cache: the first call for a combination asks NumPy, later ones are one dict
-lookup.
+lookup. Each cache is bounded (:data:`CACHE_LIMIT` entries; beyond it, answers are computed and not kept), and
+holds only dtypes, types and strings: never a user's object.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ __all__ = [
 ]
 
 DType: TypeAlias = np.dtype[Any]
-#: What ``dtype=`` accepts: a dtype, a NumPy scalar type (``np.float32``) or a dtype name (``"float32"``).
+#: What ``dtype=`` takes in annotations: a dtype, a NumPy scalar type (``np.float32``) or a dtype name
+#: (``"float32"``). At run time Python's ``bool``/``int``/``float``/``complex`` are accepted too (see to_dtype).
 DTypeLike: TypeAlias = np.dtype[Any] | type[np.generic] | str
 #: A Python number: the only scalars ops accept. Python scalars are weak in promotion (NEP 50).
 Scalar: TypeAlias = bool | int | float | complex
@@ -66,37 +68,65 @@ SUPPORTED: Final[frozenset[DType]] = frozenset(
     | {float16, float32, float64, complex64, complex128}
 )
 
+#: The most entries each cache of this module keeps.
+CACHE_LIMIT: Final = 1024
 _to_dtype_cache: dict[object, DType] = {}
+_PYTHON_TYPES: Final = frozenset({bool, int, float, complex})
 # The canonical object of each supported dtype: an equal dtype (one carrying metadata, say) maps to it.
 _CANONICAL: Final[dict[DType, DType]] = {d: d for d in SUPPORTED}
 
 
 def to_dtype(spec: object, *, op: str = "dtype", arg: str = "dtype") -> DType:
-    """The supported dtype named by ``spec`` (a dtype, a NumPy scalar type or a dtype name), as the canonical
-    object (``to_dtype("float32") is devtensor.float32``). Python's ``bool``, ``int``, ``float`` and
-    ``complex`` name NumPy's defaults (bool, int64, float64, complex128), as ``numpy.dtype`` says.
+    """The supported dtype named by ``spec``, as the canonical object (``to_dtype("float32") is
+    devtensor.float32``). ``spec`` is a devtensor or NumPy dtype object, a NumPy scalar type (``np.float32``),
+    Python's ``bool``, ``int``, ``float`` or ``complex`` (NumPy's defaults: bool, int64, float64, complex128, as
+    ``numpy.dtype`` says), or a NumPy dtype string (``"float32"``, ``"f4"``, ``"<f4"``). Nothing else: unlike
+    ``numpy.dtype``, not an object with a ``.dtype`` attribute (a tensor, an array), whose dtype would be read
+    and which a cache would keep alive.
 
     Raises:
-        ArgumentTypeError (a TypeError): ``spec`` names no dtype, or one devtensor does not support (strings,
-            objects, datetimes, non-native byte order); the message names ``op`` and ``arg``.
+        ArgumentTypeError (a TypeError): ``spec`` is none of the above, names no dtype, or names one devtensor
+            does not support (strings, objects, datetimes, non-native byte order); the message names ``op`` and
+            ``arg``.
     """
-    try:
-        return _to_dtype_cache[spec]
-    except (KeyError, TypeError):
-        pass
-    dt: DType | None = None
-    if spec is not None:  # numpy.dtype(None) is float64; None names no dtype here
+    if isinstance(spec, (np.dtype, str, type)):
         try:
-            dt = np.dtype(spec)  # type: ignore[call-overload]  # spec is checked right here
+            return _to_dtype_cache[spec]
+        except KeyError:
+            pass
+    return _new_dtype(spec, op, arg)
+
+
+def _new_dtype(spec: object, op: str, arg: str) -> DType:
+    """:func:`to_dtype` for a spec not in the cache: checked, converted, cached while the cache has room."""
+    accepted = isinstance(spec, (np.dtype, str)) or (
+        isinstance(spec, type) and (spec in _PYTHON_TYPES or issubclass(spec, np.generic))
+    )
+    dt: DType | None = None
+    if accepted:
+        try:
+            dt = np.dtype(spec)  # type: ignore[call-overload]  # spec is checked right above
         except (TypeError, ValueError, KeyError, IndexError, AttributeError, SyntaxError):
             dt = None
     canonical = _CANONICAL.get(dt) if dt is not None and dt.isnative else None
     if canonical is None:
         names = ", ".join(sorted(d.name for d in SUPPORTED))
-        raise ArgumentTypeError(f"{op}: argument '{arg}' must be a supported dtype ({names}), got {spec!r}")
-    with contextlib.suppress(TypeError):
+        hint = ""
+        if not accepted and not isinstance(spec, type) and hasattr(spec, "dtype"):
+            hint = f" (to use the dtype of a {type(spec).__name__}, pass its .dtype)"
+        raise ArgumentTypeError(
+            f"{op}: argument '{arg}' must be a supported dtype ({names}): a dtype object, a NumPy scalar type, "
+            f"bool/int/float/complex or a dtype name; got {type(spec).__name__} {_short(spec)}{hint}"
+        )
+    if len(_to_dtype_cache) < CACHE_LIMIT:
         _to_dtype_cache[spec] = canonical
     return canonical
+
+
+def _short(value: object) -> str:
+    """``repr(value)``, cut to 80 characters (a tensor's repr can be long)."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 # Weak Python scalars take part in promotion as their Python type; NumPy's resolve/result_type needs a value of
@@ -129,8 +159,9 @@ def result_type(*operands: DType | type) -> DType:
         for o in operands
     ]
     dt = _CANONICAL[np.result_type(*args)]
-    with contextlib.suppress(TypeError):
-        _result_cache[operands] = dt
+    if len(_result_cache) < CACHE_LIMIT:
+        with contextlib.suppress(TypeError):
+            _result_cache[operands] = dt
     return dt
 
 
@@ -147,7 +178,8 @@ def can_cast(from_: DType, to: DType) -> bool:
         return _cast_cache[key]
     except KeyError:
         ok = bool(np.can_cast(from_, to, casting="same_kind"))
-        _cast_cache[key] = ok
+        if len(_cast_cache) < CACHE_LIMIT:
+            _cast_cache[key] = ok
         return ok
 
 

@@ -18,6 +18,7 @@ __all__ = [
     "MemoryOverlapError",
     "NoDataError",
     "NoKernelError",
+    "OutOfMemoryError",
     "ReadOnlyError",
     "ScalarOverflowError",
     "ShapeError",
@@ -81,3 +82,46 @@ class NoKernelError(DevtensorError, NotImplementedError):
 
 class NoDataError(DevtensorError, RuntimeError):
     """Reading data from a meta tensor, which has a shape and a dtype but no data."""
+
+
+class OutOfMemoryError(DevtensorError, MemoryError):
+    """An allocation the device could not serve (NumPy's or CuPy's out-of-memory error): a ``MemoryError``, as
+    NumPy raises (PyTorch's ``torch.OutOfMemoryError`` is a ``RuntimeError``; devtensor keeps Python's class).
+
+    The message names the op, the shape, the dtype, the bytes asked for and the device; the same facts are
+    attributes (``op``, ``shape``, ``dtype``, ``nbytes``, ``device``) for code that retries smaller.
+    """
+
+    def __init__(
+        self,
+        op: str,
+        shape: tuple[int, ...] | None,
+        dtype: object,
+        nbytes: int | None,
+        device: object,
+        detail: str = "",
+    ) -> None:
+        self.op = op
+        self.shape = shape  # None: not known (data NumPy ran out of memory reading)
+        self.dtype = dtype
+        self.nbytes = nbytes  # None: not known
+        self.device = device
+        self.detail = detail
+        size = "" if nbytes is None else f" {nbytes} bytes" + (f" ({_human(nbytes)})" if nbytes >= 1024 else "")
+        what = "" if shape is None else f" for shape {shape} and dtype {dtype}"
+        text = f"{op}: out of memory allocating{size}{what} on {device}"
+        super().__init__(text + (f" ({detail})" if detail else ""))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Exceptions pickle through ``args``; this one's constructor takes the facts instead.
+        return (type(self), (self.op, self.shape, self.dtype, self.nbytes, self.device, self.detail))
+
+
+def _human(nbytes: int) -> str:
+    """``nbytes`` (at least 1024) in binary units, as NumPy's out-of-memory message writes them (``7.28 TiB``)."""
+    value = nbytes / 1024
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if value < 1024 or unit == "EiB":
+            return f"{value:.3g} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")

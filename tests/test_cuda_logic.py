@@ -446,7 +446,8 @@ def test_tensor_and_asarray_of_cuda_data() -> None:
         raw = fc.array([1.0, 2.0, 3.0])
     wrapped = dt.asarray(raw)
     assert type(wrapped) is CUDATensor and wrapped.device is CUDA1
-    assert _cuda_array(wrapped) is raw  # zero-copy
+    # Zero-copy, through a view: the tensor holds its own array object over raw's memory.
+    assert _cuda_array(wrapped).data.ptr == raw.data.ptr and _cuda_array(wrapped) is not raw
     copied = dt.asarray(raw, device="cuda:0")
     assert copied.device is CUDA0 and _cuda_array(copied).device.id == 0
     with pytest.raises(ValueError, match="copy=False"):

@@ -148,7 +148,18 @@ def _define(
         name = getattr(meta, "__name__", None)
     op_name = check_op_name("custom_op", name)
     if parsed is None:
-        parsed = schema_from_meta(op_name, meta)
+        try:
+            parsed = schema_from_meta(op_name, meta)
+        except ArgumentTypeError as error:
+            # An annotation that does not evaluate (a name missing from the meta's module under postponed
+            # annotations) leaves the evaluation error as the cause: say that a schema string avoids reading it.
+            if error.__cause__ is None or isinstance(error.__cause__, ArgumentTypeError):
+                raise
+            raise ArgumentTypeError(
+                f"{error}. An explicit schema works without the annotations (they are then not read): "
+                f"custom_op({op_name!r}, schema={_schema_outline(op_name, meta)!r}), each <type> written as "
+                "parse_schema reads it (Tensor, Tensor?, Scalar, int, float, bool, str, int[], ScalarType?, ...)"
+            ) from error.__cause__
     else:
         parsed = validated_schema(op_name, parsed)
         _check_meta_matches(op_name, meta, parsed)
@@ -196,6 +207,20 @@ def _define(
     op.module = module
     _custom_ops[op_name] = op
     return op
+
+
+def _schema_outline(op_name: str, meta: Callable[..., Any]) -> str:
+    """A schema string to fill in for ``meta``: its parameter names, defaults and ``*``, with ``<type>``
+    placeholders (the annotations are what failed to resolve)."""
+    parts: list[str] = []
+    star = False
+    for param in inspect.signature(meta).parameters.values():
+        if param.kind == param.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        default = "" if param.default is param.empty else f"={param.default!r}"
+        parts.append(f"<type> {param.name}{default}")
+    return f"{op_name}({', '.join(parts)}) -> Tensor"
 
 
 def remove_op(op: OpLike) -> StructuredOp:
