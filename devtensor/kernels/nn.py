@@ -14,19 +14,20 @@ from __future__ import annotations
 
 import functools
 import math
+from types import ModuleType
 from typing import Any, Final
 
 import numpy as np
 
 from devtensor import dtypes
-from devtensor import kernel_signatures as _ks
-from devtensor.backends import cupy_module
 from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
 from devtensor.kernels.reductions import logsumexp_body
+from devtensor.kernels.ufunc_family import D, errstate, xp_impl
+from devtensor.meta import normalize_dim
 from devtensor.structured import TensorSpec, structured_op
-from devtensor.tensor import TensorMeta, _normalize_dim
-from devtensor.typed import ConstOut, CPUTensor, CUDATensor
+from devtensor.tensor import TensorMeta
+from devtensor.typed import ConstOut
 
 __all__ = [
     "cross_entropy",
@@ -81,7 +82,7 @@ _SOFTMAX_COMMON = """
 
 
 def _softmax_meta(op: str, self: TensorMeta, dim: object) -> TensorSpec:
-    _normalize_dim(op, dim, self.ndim)  # type: ignore[arg-type]  # it checks the type itself
+    normalize_dim(op, dim, self.ndim)
     return (self.shape, _float_result(op, "self", self.dtype))
 
 
@@ -94,7 +95,7 @@ def _softmax_body(xp: Any, op: str, a: Any, dim: int, log: bool, out: Any) -> No
         # A 0-d tensor is one slice of one element; arithmetic on 0-d arrays gives scalars, so work in 1-d.
         x, out, axis = x.reshape(1), out.reshape(1), None
     else:
-        axis = _normalize_dim(op, dim, x.ndim)
+        axis = normalize_dim(op, dim, x.ndim)
     # Shift by the slice's maximum, whatever it is: a slice holding +inf (or only -inf) then comes out all nan,
     # as in PyTorch.
     m = xp.amax(x, axis=axis, keepdims=True)
@@ -121,15 +122,10 @@ def softmax(self: TensorMeta, dim: int) -> TensorSpec:
     return _softmax_meta("softmax", self, dim)
 
 
-@_ks.softmax.cpu
-def _softmax_cpu(self: CPUTensor, dim: int, *, out: ConstOut[CPUTensor]) -> None:
-    with np.errstate(invalid="ignore", over="ignore"):
-        _softmax_body(np, "softmax", self.array, dim, False, out.array)
-
-
-@_ks.softmax.cuda
-def _softmax_cuda(self: CUDATensor, dim: int, *, out: ConstOut[CUDATensor]) -> None:
-    _softmax_body(cupy_module(), "softmax", self.array, dim, False, out.array)
+@xp_impl(softmax)
+def _softmax(xp: ModuleType, self: D, dim: int, *, out: ConstOut[D]) -> None:
+    with errstate(xp, invalid="ignore", over="ignore"):
+        _softmax_body(xp, "softmax", self._array, dim, False, out.array)
 
 
 @structured_op(inplace=False)
@@ -142,15 +138,10 @@ def log_softmax(self: TensorMeta, dim: int) -> TensorSpec:
     return _softmax_meta("log_softmax", self, dim)
 
 
-@_ks.log_softmax.cpu
-def _log_softmax_cpu(self: CPUTensor, dim: int, *, out: ConstOut[CPUTensor]) -> None:
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        _softmax_body(np, "log_softmax", self.array, dim, True, out.array)
-
-
-@_ks.log_softmax.cuda
-def _log_softmax_cuda(self: CUDATensor, dim: int, *, out: ConstOut[CUDATensor]) -> None:
-    _softmax_body(cupy_module(), "log_softmax", self.array, dim, True, out.array)
+@xp_impl(log_softmax)
+def _log_softmax(xp: ModuleType, self: D, dim: int, *, out: ConstOut[D]) -> None:
+    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+        _softmax_body(xp, "log_softmax", self._array, dim, True, out.array)
 
 
 # --- relu ------------------------------------------------------------------------------------------------
@@ -175,14 +166,9 @@ def relu(self: TensorMeta) -> TensorSpec:
     return (self.shape, self.dtype)
 
 
-@_ks.relu.cpu
-def _relu_cpu(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
-    np.maximum(self.array, 0, out=out.array)
-
-
-@_ks.relu.cuda
-def _relu_cuda(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
-    cupy_module().maximum(self.array, 0, out=out.array)
+@xp_impl(relu)
+def _relu(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
+    xp.maximum(self._array, 0, out=out.array)
 
 
 # --- one_hot ---------------------------------------------------------------------------------------------
@@ -234,22 +220,14 @@ def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
         )
 
 
-def _one_hot_body(xp: Any, idx: Any, n: int, out: Any) -> None:
-    _check_classes(xp, "one_hot", "self", idx, n)
-    if out.size == 0:
+@xp_impl(one_hot)
+def _one_hot(xp: ModuleType, self: D, num_classes: int, *, out: ConstOut[D]) -> None:
+    idx, o = self._array, out.array
+    _check_classes(xp, "one_hot", "self", idx, num_classes)
+    if o.size == 0:
         return
     # Indices are in [0, n) now, so int64 holds them whatever their dtype (uint64 included).
-    xp.equal(idx.astype(_INT64, copy=False)[..., None], xp.arange(n, dtype=_INT64), out=out)
-
-
-@_ks.one_hot.cpu
-def _one_hot_cpu(self: CPUTensor, num_classes: int, *, out: ConstOut[CPUTensor]) -> None:
-    _one_hot_body(np, self.array, num_classes, out.array)
-
-
-@_ks.one_hot.cuda
-def _one_hot_cuda(self: CUDATensor, num_classes: int, *, out: ConstOut[CUDATensor]) -> None:
-    _one_hot_body(cupy_module(), self.array, num_classes, out.array)
+    xp.equal(idx.astype(_INT64, copy=False)[..., None], xp.arange(num_classes, dtype=_INT64), out=o)
 
 
 # --- cross_entropy ---------------------------------------------------------------------------------------
@@ -293,7 +271,13 @@ def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
     return ((), _float_result("cross_entropy", "input", input.dtype))
 
 
-def _cross_entropy_body(xp: Any, x: Any, t: Any, out: Any) -> None:
+@xp_impl(cross_entropy)
+def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> None:
+    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+        _cross_entropy_into(xp, input._array, target._array, out.array)
+
+
+def _cross_entropy_into(xp: ModuleType, x: Any, t: Any, out: Any) -> None:
     n, c = x.shape
     _check_classes(xp, "cross_entropy", "target", t, c)
     compute = _compute_dtype(_float_result("cross_entropy", "input", x.dtype))
@@ -307,17 +291,6 @@ def _cross_entropy_body(xp: Any, x: Any, t: Any, out: Any) -> None:
     picked = xp.take_along_axis(x, t.astype(_INT64, copy=False)[:, None], axis=1)[:, 0]
     xp.subtract(lse, picked, out=lse)
     xp.copyto(out, xp.mean(lse), casting="same_kind")
-
-
-@_ks.cross_entropy.cpu
-def _cross_entropy_cpu(input: CPUTensor, target: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        _cross_entropy_body(np, input.array, target.array, out.array)
-
-
-@_ks.cross_entropy.cuda
-def _cross_entropy_cuda(input: CUDATensor, target: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
-    _cross_entropy_body(cupy_module(), input.array, target.array, out.array)
 
 
 # --- upsample_nearest1d ----------------------------------------------------------------------------------
@@ -415,40 +388,22 @@ def upsample_nearest1d(
     return ((n, c, _upsample_length(length, output_size, scale_factor)), self.dtype)
 
 
-def _upsample_body(xp: Any, a: Any, output_size: int | None, scale_factor: float | None, out: Any) -> None:
+@xp_impl(upsample_nearest1d)
+def _upsample_nearest1d(
+    xp: ModuleType, self: D, output_size: int | None, scale_factor: float | None, *, out: ConstOut[D]
+) -> None:
+    a, o = self._array, out.array
     length = a.shape[2]
-    out_len = out.shape[2]
-    if out.size == 0:
+    out_len = o.shape[2]
+    if o.size == 0:
         return
     src = _nearest_indices(length, out_len, None if output_size is not None else scale_factor)
     if xp is not np:
         src = xp.asarray(src)
-    if out.dtype == a.dtype:
-        xp.take(a, src, axis=2, out=out)
+    if o.dtype == a.dtype:
+        xp.take(a, src, axis=2, out=o)
     else:
-        xp.copyto(out, xp.take(a, src, axis=2), casting="same_kind")
-
-
-@_ks.upsample_nearest1d.cpu
-def _upsample_nearest1d_cpu(
-    self: CPUTensor,
-    output_size: int | None,
-    scale_factor: float | None,
-    *,
-    out: ConstOut[CPUTensor],
-) -> None:
-    _upsample_body(np, self.array, output_size, scale_factor, out.array)
-
-
-@_ks.upsample_nearest1d.cuda
-def _upsample_nearest1d_cuda(
-    self: CUDATensor,
-    output_size: int | None,
-    scale_factor: float | None,
-    *,
-    out: ConstOut[CUDATensor],
-) -> None:
-    _upsample_body(cupy_module(), self.array, output_size, scale_factor, out.array)
+        xp.copyto(o, xp.take(a, src, axis=2), casting="same_kind")
 
 
 for _op in (softmax, log_softmax):

@@ -25,8 +25,9 @@ from devtensor import kernel_signatures as _ks
 from devtensor.backends import cupy_module
 from devtensor.dtypes import DType, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
+from devtensor.meta import normalize_dim, normalize_dims
 from devtensor.structured import TensorSpec, structured_op
-from devtensor.tensor import TensorMeta, _normalize_dim
+from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
 if TYPE_CHECKING:
@@ -86,18 +87,10 @@ def reduction_dims(op: str, dim: object, ndim: int) -> tuple[int, ...]:
     if dim is None:
         dims: tuple[int, ...] = tuple(range(ndim))
     elif isinstance(dim, (tuple, list)):
-        seen: list[int] = []
-        for d in dim:
-            n = _one_dim(op, d, ndim)
-            if n in seen:
-                raise ArgumentValueError(
-                    f"{op}: dim {d} appears multiple times in the list of dims {tuple(dim)!r} (tensor of {ndim} dims)"
-                )
-            seen.append(n)
-        dims = () if ndim == 0 else tuple(sorted(seen))
+        named = normalize_dims(op, dim, ndim)
+        dims = tuple(sorted(named)) if ndim else ()
     else:
-        n = _one_dim(op, dim, ndim)
-        dims = () if ndim == 0 else (n,)
+        dims = (_one_dim(op, dim, ndim),) if ndim else _zero_d_dims(op, dim)
     if cacheable:
         if len(_dims_cache) >= _MAX_CACHE:
             _dims_cache.clear()
@@ -114,8 +107,12 @@ def _one_dim(op: str, d: object, ndim: int) -> int:
         raise ArgumentTypeError(
             f"{op}: argument 'dim' must be an int, a tuple of ints or None, got {type(d).__name__} {d!r}"
         )
-    n = _normalize_dim(op, d, ndim)
-    return 0 if ndim == 0 else n
+    return normalize_dim(op, d, ndim)
+
+
+def _zero_d_dims(op: str, d: object) -> tuple[int, ...]:
+    _one_dim(op, d, 0)  # checks it; a 0-d tensor has nothing to reduce
+    return ()
 
 
 def reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:

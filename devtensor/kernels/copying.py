@@ -1,0 +1,156 @@
+"""Shape ops that copy: ``clone``, ``flip``, ``cat`` and ``stack``.
+
+Unlike the view ops of :mod:`devtensor.kernels.shape` these write new memory: each is a structured op (meta
+function + one kernel for both devices, NumPy or CuPy as ``xp``) with functional and out variants and PyTorch's
+out rules (see :mod:`devtensor.structured`). Dims are normalised by :func:`devtensor.meta.normalize_dim`.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from devtensor.dtypes import result_type
+from devtensor.errors import ArgumentValueError, ShapeError
+from devtensor.kernels.ufunc_family import D, xp_impl
+from devtensor.meta import normalize_dim, normalize_dims
+from devtensor.structured import TensorSpec, structured_op
+from devtensor.tensor import TensorMeta
+from devtensor.typed import ConstOut
+
+__all__ = ["cat", "clone", "flip", "stack"]
+
+
+def _fmt(shape: Sequence[int]) -> str:
+    return str(list(shape))
+
+
+# --- clone, flip (structured: new data, with out) -------------------------------------------------------------
+
+
+@structured_op(inplace=False, elementwise=True)
+def clone(self: TensorMeta) -> TensorSpec:
+    """A copy of ``self`` with a new storage (``torch.clone``): same shape, dtype and device, C-contiguous.
+    Out variant: ``clone(t, out=o)`` copies into ``o`` (same_kind cast; ``o`` may be ``t`` itself).
+    """
+    return self.shape, self.dtype
+
+
+@xp_impl(clone)
+def _clone(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
+    xp.copyto(out.array, self._array, casting="same_kind")
+
+
+@structured_op(inplace=False)
+def flip(self: TensorMeta, dims: int | Sequence[int]) -> TensorSpec:
+    """A copy of ``self`` with the order of elements reversed along ``dims`` (an int or a sequence of ints;
+    ``torch.flip``, ``np.flip``); a new storage. Functional and out variants.
+
+    Raises:
+        IndexError: a dim out of range.  ValueError: a repeated dim.  ArgumentTypeError: ``dims`` not ints.
+    """
+    normalize_dims("flip", dims, len(self.shape), "dims")
+    return self.shape, self.dtype
+
+
+@xp_impl(flip)
+def _flip(xp: ModuleType, self: D, dims: int | Sequence[int], *, out: ConstOut[D]) -> None:
+    a = self._array
+    axes = normalize_dims("flip", dims, a.ndim, "dims") if a.ndim else ()
+    xp.copyto(out.array, xp.flip(a, axis=axes) if axes else a, casting="same_kind")
+
+
+# --- cat, stack -----------------------------------------------------------------------------------------------
+
+
+def _list_meta(op: str, tensors: Sequence[TensorMeta]) -> None:
+    if not tensors:
+        raise ArgumentValueError(f"{op}: expected a non-empty list of Tensors (argument 'tensors')")
+
+
+@structured_op(inplace=False, method=False)
+def cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
+    """The tensors joined along the existing dim ``dim`` (``torch.cat``, ``np.concatenate``): all must have
+    the same number of dims (at least 1) and equal sizes except in ``dim``. The result dtype promotes all the
+    dtypes (NumPy's ``result_type``); a new storage. Functional and out variants (an out overlapping an input
+    is a MemoryOverlapError). All tensors on one device.
+
+    Raises:
+        ShapeError: a 0-d tensor, different numbers of dims, or sizes that differ outside ``dim``; the message
+            names the shapes and the position.
+        ValueError: an empty list.  IndexError: ``dim`` out of range.
+    """
+    _list_meta("cat", tensors)
+    first = tensors[0].shape
+    for i, t in enumerate(tensors):
+        if not t.shape:
+            raise ShapeError(f"cat: zero-dimensional tensor (at position {i}) cannot be concatenated")
+        if len(t.shape) != len(first):
+            raise ShapeError(
+                f"cat: tensors must have the same number of dimensions: got {len(first)} and {len(t.shape)} "
+                f"(tensors[0] of shape {_fmt(first)}, tensors[{i}] of shape {_fmt(t.shape)})"
+            )
+    d = normalize_dim("cat", dim, len(first), "dim")
+    total = 0
+    for i, t in enumerate(tensors):
+        s = t.shape
+        if s[:d] != first[:d] or s[d + 1 :] != first[d + 1 :]:
+            raise ShapeError(
+                f"cat: sizes of tensors must match except in dimension {d}: tensors[0] has shape {_fmt(first)} "
+                f"and tensors[{i}] has shape {_fmt(s)}"
+            )
+        total += s[d]
+    dtype = tensors[0].dtype
+    if any(t.dtype is not dtype for t in tensors):
+        dtype = result_type(*(t.dtype for t in tensors))
+    return (*first[:d], total, *first[d + 1 :]), dtype
+
+
+@xp_impl(cat)
+def _cat(xp: ModuleType, tensors: Sequence[D], dim: int, *, out: ConstOut[D]) -> None:
+    _join(xp, xp.concatenate, tensors, dim, out.array)
+
+
+def _join(xp: ModuleType, fn: Any, tensors: Sequence[D], dim: int, out: Any) -> None:
+    """``fn(arrays, axis=dim)`` (concatenate, stack) into ``out``: directly with NumPy, or on CuPy when ``out``
+    has the result dtype (CuPy's ``out=`` casts no dtype); otherwise computed, then cast into ``out``."""
+    arrays = [t._array for t in tensors]
+    axis = operator.index(dim)
+    if xp is np or out.dtype == np.result_type(*(a.dtype for a in arrays)):
+        fn(arrays, axis=axis, out=out)
+    else:
+        xp.copyto(out, fn(arrays, axis=axis), casting="same_kind")
+
+
+@structured_op(inplace=False, method=False)
+def stack(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
+    """The tensors joined along a new dim inserted at ``dim`` (``torch.stack``, ``np.stack``): all must have
+    the same shape; ``dim`` is in ``[-ndim - 1, ndim]``. The result dtype promotes all the dtypes; a new
+    storage. Functional and out variants. All tensors on one device.
+
+    Raises:
+        ShapeError: shapes that differ (the message names them and the positions).
+        ValueError: an empty list.  IndexError: ``dim`` out of range.
+    """
+    _list_meta("stack", tensors)
+    first = tensors[0].shape
+    for i, t in enumerate(tensors):
+        if t.shape != first:
+            raise ShapeError(
+                f"stack: expects each tensor to be equal size, but got {_fmt(first)} at entry 0 and "
+                f"{_fmt(t.shape)} at entry {i}"
+            )
+    d = normalize_dim("stack", dim, len(first) + 1, "dim")
+    dtype = tensors[0].dtype
+    if any(t.dtype is not dtype for t in tensors):
+        dtype = result_type(*(t.dtype for t in tensors))
+    return (*first[:d], len(tensors), *first[d:]), dtype
+
+
+@xp_impl(stack)
+def _stack(xp: ModuleType, tensors: Sequence[D], dim: int, *, out: ConstOut[D]) -> None:
+    _join(xp, xp.stack, tensors, dim, out.array)
