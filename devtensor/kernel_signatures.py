@@ -1025,31 +1025,6 @@ class _ProdKernels(KernelRegistrar):
 prod = _ProdKernels('prod')
 
 
-class MeanCPUKernel(Protocol[_CPU0]):
-    """The type of ``mean``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class MeanCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``mean``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CUDATensor]) -> None: ...
-
-
-class _MeanKernels(KernelRegistrar):
-    """Typed registration of ``mean``'s impls: ``@mean.cpu`` / ``@mean.cuda``."""
-
-    __slots__ = ()
-
-    if TYPE_CHECKING:
-        def cpu(self, fn: MeanCPUKernel[_CPU0]) -> MeanCPUKernel[_CPU0]: ...
-        def cuda(self, fn: MeanCUDAKernel[_CUDA0]) -> MeanCUDAKernel[_CUDA0]: ...
-
-
-mean = _MeanKernels('mean')
-
-
 class AmaxCPUKernel(Protocol[_CPU0]):
     """The type of ``amax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -1150,6 +1125,81 @@ class _ArgminKernels(KernelRegistrar):
 argmin = _ArgminKernels('argmin')
 
 
+class AllCPUKernel(Protocol[_CPU0]):
+    """The type of ``all``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+
+
+class AllCUDAKernel(Protocol[_CUDA0]):
+    """The type of ``all``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class _AllKernels(KernelRegistrar):
+    """Typed registration of ``all``'s impls: ``@all.cpu`` / ``@all.cuda``."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        def cpu(self, fn: AllCPUKernel[_CPU0]) -> AllCPUKernel[_CPU0]: ...
+        def cuda(self, fn: AllCUDAKernel[_CUDA0]) -> AllCUDAKernel[_CUDA0]: ...
+
+
+all = _AllKernels('all')
+
+
+class AnyCPUKernel(Protocol[_CPU0]):
+    """The type of ``any``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+
+
+class AnyCUDAKernel(Protocol[_CUDA0]):
+    """The type of ``any``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class _AnyKernels(KernelRegistrar):
+    """Typed registration of ``any``'s impls: ``@any.cpu`` / ``@any.cuda``."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        def cpu(self, fn: AnyCPUKernel[_CPU0]) -> AnyCPUKernel[_CPU0]: ...
+        def cuda(self, fn: AnyCUDAKernel[_CUDA0]) -> AnyCUDAKernel[_CUDA0]: ...
+
+
+any = _AnyKernels('any')
+
+
+class MeanCPUKernel(Protocol[_CPU0]):
+    """The type of ``mean``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CPUTensor]) -> None: ...
+
+
+class MeanCUDAKernel(Protocol[_CUDA0]):
+    """The type of ``mean``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class _MeanKernels(KernelRegistrar):
+    """Typed registration of ``mean``'s impls: ``@mean.cpu`` / ``@mean.cuda``."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        def cpu(self, fn: MeanCPUKernel[_CPU0]) -> MeanCPUKernel[_CPU0]: ...
+        def cuda(self, fn: MeanCUDAKernel[_CUDA0]) -> MeanCUDAKernel[_CUDA0]: ...
+
+
+mean = _MeanKernels('mean')
+
+
 class VarCPUKernel(Protocol[_CPU0]):
     """The type of ``var``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -1223,56 +1273,6 @@ class _LogsumexpKernels(KernelRegistrar):
 
 
 logsumexp = _LogsumexpKernels('logsumexp')
-
-
-class AllCPUKernel(Protocol[_CPU0]):
-    """The type of ``all``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class AllCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``all``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-class _AllKernels(KernelRegistrar):
-    """Typed registration of ``all``'s impls: ``@all.cpu`` / ``@all.cuda``."""
-
-    __slots__ = ()
-
-    if TYPE_CHECKING:
-        def cpu(self, fn: AllCPUKernel[_CPU0]) -> AllCPUKernel[_CPU0]: ...
-        def cuda(self, fn: AllCUDAKernel[_CUDA0]) -> AllCUDAKernel[_CUDA0]: ...
-
-
-all = _AllKernels('all')
-
-
-class AnyCPUKernel(Protocol[_CPU0]):
-    """The type of ``any``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class AnyCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``any``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-class _AnyKernels(KernelRegistrar):
-    """Typed registration of ``any``'s impls: ``@any.cpu`` / ``@any.cuda``."""
-
-    __slots__ = ()
-
-    if TYPE_CHECKING:
-        def cpu(self, fn: AnyCPUKernel[_CPU0]) -> AnyCPUKernel[_CPU0]: ...
-        def cuda(self, fn: AnyCUDAKernel[_CUDA0]) -> AnyCUDAKernel[_CUDA0]: ...
-
-
-any = _AnyKernels('any')
 
 
 class SoftmaxCPUKernel(Protocol[_CPU0]):
