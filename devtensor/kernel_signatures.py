@@ -19,6 +19,10 @@ from devtensor.structured import KernelRegistrar
 from devtensor.tensor import Tensor, TensorOrScalar
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
+if TYPE_CHECKING:
+    from devtensor.kernels.nn import SoftmaxPlan
+    from devtensor.kernels.reduction_family import ReductionPlan
+
 __all__ = [
     "abs",
     "add",
@@ -1303,19 +1307,19 @@ addmm = _AddmmKernels('addmm')
 class SumCPUKernel(Protocol[_CPU0]):
     """The type of ``sum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class SumCUDAKernel(Protocol[_CUDA0]):
     """The type of ``sum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class SumXPKernel(Protocol[_XP]):
     """The type of ``sum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _SumKernels(KernelRegistrar):
@@ -1335,19 +1339,19 @@ sum = _SumKernels('sum')
 class ProdCPUKernel(Protocol[_CPU0]):
     """The type of ``prod``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class ProdCUDAKernel(Protocol[_CUDA0]):
     """The type of ``prod``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class ProdXPKernel(Protocol[_XP]):
     """The type of ``prod``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _ProdKernels(KernelRegistrar):
@@ -1367,19 +1371,19 @@ prod = _ProdKernels('prod')
 class AmaxCPUKernel(Protocol[_CPU0]):
     """The type of ``amax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class AmaxCUDAKernel(Protocol[_CUDA0]):
     """The type of ``amax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class AmaxXPKernel(Protocol[_XP]):
     """The type of ``amax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _AmaxKernels(KernelRegistrar):
@@ -1399,19 +1403,19 @@ amax = _AmaxKernels('amax')
 class AminCPUKernel(Protocol[_CPU0]):
     """The type of ``amin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class AminCUDAKernel(Protocol[_CUDA0]):
     """The type of ``amin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class AminXPKernel(Protocol[_XP]):
     """The type of ``amin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _AminKernels(KernelRegistrar):
@@ -1431,19 +1435,19 @@ amin = _AminKernels('amin')
 class ArgmaxCPUKernel(Protocol[_CPU0]):
     """The type of ``argmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class ArgmaxCUDAKernel(Protocol[_CUDA0]):
     """The type of ``argmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class ArgmaxXPKernel(Protocol[_XP]):
     """The type of ``argmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | None, keepdim: bool, *, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _ArgmaxKernels(KernelRegistrar):
@@ -1463,19 +1467,19 @@ argmax = _ArgmaxKernels('argmax')
 class ArgminCPUKernel(Protocol[_CPU0]):
     """The type of ``argmin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class ArgminCUDAKernel(Protocol[_CUDA0]):
     """The type of ``argmin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class ArgminXPKernel(Protocol[_XP]):
     """The type of ``argmin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | None, keepdim: bool, *, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _ArgminKernels(KernelRegistrar):
@@ -1495,19 +1499,19 @@ argmin = _ArgminKernels('argmin')
 class AllCPUKernel(Protocol[_CPU0]):
     """The type of ``all``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class AllCUDAKernel(Protocol[_CUDA0]):
     """The type of ``all``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class AllXPKernel(Protocol[_XP]):
     """The type of ``all``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _AllKernels(KernelRegistrar):
@@ -1527,19 +1531,19 @@ all = _AllKernels('all')
 class AnyCPUKernel(Protocol[_CPU0]):
     """The type of ``any``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class AnyCUDAKernel(Protocol[_CUDA0]):
     """The type of ``any``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class AnyXPKernel(Protocol[_XP]):
     """The type of ``any``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _AnyKernels(KernelRegistrar):
@@ -1559,19 +1563,19 @@ any = _AnyKernels('any')
 class MeanCPUKernel(Protocol[_CPU0]):
     """The type of ``mean``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class MeanCUDAKernel(Protocol[_CUDA0]):
     """The type of ``mean``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class MeanXPKernel(Protocol[_XP]):
     """The type of ``mean``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _MeanKernels(KernelRegistrar):
@@ -1591,19 +1595,19 @@ mean = _MeanKernels('mean')
 class VarCPUKernel(Protocol[_CPU0]):
     """The type of ``var``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class VarCUDAKernel(Protocol[_CUDA0]):
     """The type of ``var``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class VarXPKernel(Protocol[_XP]):
     """The type of ``var``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _VarKernels(KernelRegistrar):
@@ -1623,19 +1627,19 @@ var = _VarKernels('var')
 class StdCPUKernel(Protocol[_CPU0]):
     """The type of ``std``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class StdCUDAKernel(Protocol[_CUDA0]):
     """The type of ``std``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class StdXPKernel(Protocol[_XP]):
     """The type of ``std``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _StdKernels(KernelRegistrar):
@@ -1655,19 +1659,19 @@ std = _StdKernels('std')
 class LogsumexpCPUKernel(Protocol[_CPU0]):
     """The type of ``logsumexp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class LogsumexpCUDAKernel(Protocol[_CUDA0]):
     """The type of ``logsumexp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class LogsumexpXPKernel(Protocol[_XP]):
     """The type of ``logsumexp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _LogsumexpKernels(KernelRegistrar):
@@ -1687,19 +1691,19 @@ logsumexp = _LogsumexpKernels('logsumexp')
 class SoftmaxCPUKernel(Protocol[_CPU0]):
     """The type of ``softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class SoftmaxCUDAKernel(Protocol[_CUDA0]):
     """The type of ``softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class SoftmaxXPKernel(Protocol[_XP]):
     """The type of ``softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _SoftmaxKernels(KernelRegistrar):
@@ -1719,19 +1723,19 @@ softmax = _SoftmaxKernels('softmax')
 class LogSoftmaxCPUKernel(Protocol[_CPU0]):
     """The type of ``log_softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class LogSoftmaxCUDAKernel(Protocol[_CUDA0]):
     """The type of ``log_softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
 class LogSoftmaxXPKernel(Protocol[_XP]):
     """The type of ``log_softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _LogSoftmaxKernels(KernelRegistrar):

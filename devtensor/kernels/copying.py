@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import result_type
 from devtensor.errors import ArgumentValueError, ShapeError
-from devtensor.kernels.ufunc_family import D, xp_impl
+from devtensor.kernels.ufunc_family import D
 from devtensor.meta import normalize_dim, normalize_dims
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
@@ -40,7 +41,7 @@ def clone(self: TensorMeta) -> TensorSpec:
     return self.shape, self.dtype
 
 
-@xp_impl(clone)
+@_ks.clone.xp
 def _clone(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
     xp.copyto(out.array, self._array, casting="same_kind")
 
@@ -57,7 +58,7 @@ def flip(self: TensorMeta, dims: int | Sequence[int]) -> TensorSpec:
     return self.shape, self.dtype
 
 
-@xp_impl(flip)
+@_ks.flip.xp
 def _flip(xp: ModuleType, self: D, dims: int | Sequence[int], *, out: ConstOut[D]) -> None:
     a = self._array
     axes = normalize_dims("flip", dims, a.ndim, "dims") if a.ndim else ()
@@ -110,7 +111,7 @@ def cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     return (*first[:d], total, *first[d + 1 :]), dtype
 
 
-@xp_impl(cat)
+@_ks.cat.xp
 def _cat(xp: ModuleType, tensors: Sequence[D], dim: int, *, out: ConstOut[D]) -> None:
     _join(xp, xp.concatenate, tensors, dim, out.array)
 
@@ -151,6 +152,6 @@ def stack(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     return (*first[:d], len(tensors), *first[d:]), dtype
 
 
-@xp_impl(stack)
+@_ks.stack.xp
 def _stack(xp: ModuleType, tensors: Sequence[D], dim: int, *, out: ConstOut[D]) -> None:
     _join(xp, xp.stack, tensors, dim, out.array)

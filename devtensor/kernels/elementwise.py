@@ -10,13 +10,13 @@ rules (see :mod:`devtensor.structured`). The Python operators are bound in :mod:
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any
 
 import numpy as np
 
+from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
-from devtensor.kernels.ufunc_family import arr, binary_ufunc, elementwise_doc, unary_ufunc, weak, xp_impl
+from devtensor.kernels.ufunc_family import D, arr, binary_ufunc, elementwise_doc, unary_ufunc, weak
 from devtensor.meta import binary_ufunc_meta, broadcast_shapes, check_python_ints, unary_ufunc_meta
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import Tensor, TensorMeta, TensorMetaOrScalar
@@ -90,10 +90,8 @@ def div(self: TensorMetaOrScalar, other: TensorMetaOrScalar, *, rounding_mode: s
     return _floor_div_meta(self, other)
 
 
-@xp_impl(div)
-def _div(
-    xp: ModuleType, self: Tensor | Scalar, other: Tensor | Scalar, *, rounding_mode: str | None, out: ConstOut[Any]
-) -> None:
+@_ks.div.xp
+def _div(xp: ModuleType, self: D | Scalar, other: D | Scalar, *, rounding_mode: str | None, out: ConstOut[D]) -> None:
     a, b, o = arr(self), arr(other), out.array
     if rounding_mode is None:
         xp.true_divide(a, b, out=o)
@@ -126,8 +124,8 @@ def pow(self: TensorMetaOrScalar, other: TensorMetaOrScalar) -> TensorSpec:
     return _pow_meta(self, other)
 
 
-@xp_impl(pow)
-def _pow(xp: ModuleType, self: Tensor | Scalar, other: Tensor | Scalar, *, out: ConstOut[Any]) -> None:
+@_ks.pow.xp
+def _pow(xp: ModuleType, self: D | Scalar, other: D | Scalar, *, out: ConstOut[D]) -> None:
     a, b, o = arr(self), arr(other), out.array
     # Only an integer *result* forbids negative exponents: uint64 ** int64 is float64, where they are fine.
     integral = type(b) is int if isinstance(b, (bool, int, float, complex)) else b.dtype.kind in "iu"
@@ -170,8 +168,8 @@ def sigmoid(self: Tensor) -> TensorSpec:
     return _exp_meta(self)
 
 
-@xp_impl(sigmoid)
-def _sigmoid(xp: ModuleType, self: Tensor, *, out: ConstOut[Any]) -> None:
+@_ks.sigmoid.xp
+def _sigmoid(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
     a, o = self._array, out.array
     # Branch on the input: a real input may be written into a complex out (-a would wrap for unsigned ints and
     # raise for bool there).
@@ -220,10 +218,8 @@ def clamp(self: TensorMeta, min: TensorMetaOrScalar | None = None, max: TensorMe
     return (shape, dtype)
 
 
-@xp_impl(clamp)
-def _clamp(
-    xp: ModuleType, self: Tensor, min: Tensor | Scalar | None, max: Tensor | Scalar | None, *, out: ConstOut[Any]
-) -> None:
+@_ks.clamp.xp
+def _clamp(xp: ModuleType, self: D, min: D | Scalar | None, max: D | Scalar | None, *, out: ConstOut[D]) -> None:
     a, lo, hi, o = self._array, arr(min), arr(max), out.array
     # maximum/minimum rather than clip: CuPy's clip has no loop for bool or complex, nor a None bound there.
     if lo is None:
@@ -255,10 +251,8 @@ def where(condition: TensorMeta, self: TensorMetaOrScalar, other: TensorMetaOrSc
     return (shape, dtype)
 
 
-@xp_impl(where)
-def _where(
-    xp: ModuleType, condition: Tensor, self: Tensor | Scalar, other: Tensor | Scalar, *, out: ConstOut[Any]
-) -> None:
+@_ks.where.xp
+def _where(xp: ModuleType, condition: D, self: D | Scalar, other: D | Scalar, *, out: ConstOut[D]) -> None:
     # np.where allocates; writing it after computing keeps an out that aliases self or other correct.
     xp.copyto(out.array, xp.where(condition._array, arr(self), arr(other)), casting="same_kind")
 

@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ShapeError
-from devtensor.kernels.ufunc_family import D, xp_impl
+from devtensor.kernels.ufunc_family import D
 from devtensor.meta import _check_int_scalar, broadcast_shapes, ufunc_result_dtype
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
@@ -130,7 +131,7 @@ def matmul(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     return matmul_shape("matmul", self.shape, other.shape), _matmul_dtype("matmul", self, other)
 
 
-@xp_impl(matmul)
+@_ks.matmul.xp
 def _matmul(xp: ModuleType, self: D, other: D, *, out: ConstOut[D]) -> None:
     _matmul_into(xp, self._array, other._array, out.array)
 
@@ -156,7 +157,7 @@ def mm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     return (a[0], b[1]), _matmul_dtype("mm", self, mat2)
 
 
-@xp_impl(mm)
+@_ks.mm.xp
 def _mm(xp: ModuleType, self: D, mat2: D, *, out: ConstOut[D]) -> None:
     _matmul_into(xp, self._array, mat2._array, out.array)
 
@@ -183,7 +184,7 @@ def bmm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     return (a[0], a[1], b[2]), _matmul_dtype("bmm", self, mat2)
 
 
-xp_impl(bmm)(_mm)  # the same kernel: mm's rank checks are the meta functions'
+_ks.bmm.xp(_mm)  # the same kernel: mm's rank checks are the meta functions'
 
 
 # --- dot, outer -----------------------------------------------------------------------------------------------
@@ -205,7 +206,7 @@ def dot(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     return (), _matmul_dtype("dot", self, other)
 
 
-xp_impl(dot)(_matmul)  # the same kernel: dot's rank checks are the meta function's
+_ks.dot.xp(_matmul)  # the same kernel: dot's rank checks are the meta function's
 
 
 @structured_op(inplace=False)
@@ -219,7 +220,7 @@ def outer(self: TensorMeta, vec2: TensorMeta) -> TensorSpec:
     return (a[0], b[0]), ufunc_result_dtype("outer", np.multiply, self.dtype, vec2.dtype)
 
 
-@xp_impl(outer)
+@_ks.outer.xp
 def _outer(xp: ModuleType, self: D, vec2: D, *, out: ConstOut[D]) -> None:
     xp.multiply(self._array[:, None], vec2._array[None, :], out=out.array)
 
@@ -290,7 +291,7 @@ def addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *, beta: Scalar 
     return shape, dtype
 
 
-@xp_impl(addmm)
+@_ks.addmm.xp
 def _addmm(xp: ModuleType, self: D, mat1: D, mat2: D, *, beta: Scalar, alpha: Scalar, out: ConstOut[D]) -> None:
     s, m1, m2 = self._array, mat1._array, mat2._array
     # Everything is computed into ``prod`` before the one write to ``out``, so out may be self (addmm_).

@@ -20,12 +20,13 @@ from typing import Any, Final
 import numpy as np
 
 from devtensor import dtypes
+from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
 from devtensor.kernels.reductions import logsumexp_body
-from devtensor.kernels.ufunc_family import D, errstate, xp_impl
+from devtensor.kernels.ufunc_family import D, errstate
 from devtensor.meta import normalize_dim
-from devtensor.structured import TensorSpec, structured_op
+from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
 
@@ -81,40 +82,30 @@ _SOFTMAX_COMMON = """
 """
 
 
-def _softmax_meta(op: str, self: TensorMeta, dim: object) -> TensorSpec:
-    normalize_dim(op, dim, self.ndim)
-    return (self.shape, _float_result(op, "self", self.dtype))
+class SoftmaxPlan:
+    """What ``softmax``'s and ``log_softmax``'s meta function computes for the kernel they share.
+
+    Attributes: ``axis`` (the normalised dim; None for a 0-d tensor), ``log`` (log_softmax), ``compute`` (the
+    dtype to compute in: the result's, float32 for float16)."""
+
+    __slots__ = ("axis", "compute", "log")  # (not a NamedTuple: see devtensor.kernels.reduction_family)
+
+    def __init__(self, axis: int | None, log: bool, compute: DType) -> None:
+        self.axis = axis
+        self.log = log
+        self.compute = compute
 
 
-def _softmax_body(xp: Any, op: str, a: Any, dim: int, log: bool, out: Any) -> None:
-    compute = _compute_dtype(_float_result(op, "self", a.dtype))
-    x = a.astype(compute, copy=False)
-    if x.size == 0:
-        return
-    if x.ndim == 0:
-        # A 0-d tensor is one slice of one element; arithmetic on 0-d arrays gives scalars, so work in 1-d.
-        x, out, axis = x.reshape(1), out.reshape(1), None
-    else:
-        axis = normalize_dim(op, dim, x.ndim)
-    # Shift by the slice's maximum, whatever it is: a slice holding +inf (or only -inf) then comes out all nan,
-    # as in PyTorch.
-    m = xp.amax(x, axis=axis, keepdims=True)
-    work = out if out.dtype == compute else xp.empty(x.shape, compute)
-    xp.subtract(x, m, out=work)
-    if log:
-        s = xp.sum(xp.exp(work), axis=axis, keepdims=True)
-        xp.log(s, out=s)
-        xp.subtract(work, s, out=work)
-    else:
-        xp.exp(work, out=work)
-        s = xp.sum(work, axis=axis, keepdims=True)
-        xp.divide(work, s, out=work)
-    if work is not out:
-        xp.copyto(out, work, casting="same_kind")
+def _softmax_meta(op: str, self: TensorMeta, dim: object) -> PlannedSpec[SoftmaxPlan]:
+    d = normalize_dim(op, dim, self.ndim)
+    dtype = _float_result(op, "self", self.dtype)
+    return PlannedSpec(
+        self.shape, dtype, SoftmaxPlan(d if self.ndim else None, op == "log_softmax", _compute_dtype(dtype))
+    )
 
 
 @structured_op(inplace=False)
-def softmax(self: TensorMeta, dim: int) -> TensorSpec:
+def softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     """``exp(self) / sum(exp(self))`` along ``dim`` (``torch.softmax`` / ``torch.nn.functional.softmax``),
     computed stably: each slice's maximum is subtracted first, so huge logits (1e30) give exact results
     instead of inf/inf. A slice of only ``-inf`` gives nan, as PyTorch.
@@ -122,14 +113,8 @@ def softmax(self: TensorMeta, dim: int) -> TensorSpec:
     return _softmax_meta("softmax", self, dim)
 
 
-@xp_impl(softmax)
-def _softmax(xp: ModuleType, self: D, dim: int, *, out: ConstOut[D]) -> None:
-    with errstate(xp, invalid="ignore", over="ignore"):
-        _softmax_body(xp, "softmax", self._array, dim, False, out.array)
-
-
 @structured_op(inplace=False)
-def log_softmax(self: TensorMeta, dim: int) -> TensorSpec:
+def log_softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     """``self - logsumexp(self)`` along ``dim`` (``torch.log_softmax`` / ``torch.nn.functional.log_softmax``),
     computed stably: ``(x - m) - log(sum(exp(x - m)))`` with ``m`` each slice's maximum, so huge logits stay
     finite and very negative log-probabilities do not underflow to ``-inf`` as ``log(softmax(x))`` would.
@@ -138,10 +123,32 @@ def log_softmax(self: TensorMeta, dim: int) -> TensorSpec:
     return _softmax_meta("log_softmax", self, dim)
 
 
-@xp_impl(log_softmax)
-def _log_softmax(xp: ModuleType, self: D, dim: int, *, out: ConstOut[D]) -> None:
+@_ks.log_softmax.xp
+@_ks.softmax.xp
+def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: ConstOut[D]) -> None:
+    compute, axis, o = plan.compute, plan.axis, out.array
+    x = self._array.astype(compute, copy=False)
+    if x.size == 0:
+        return
+    if axis is None:
+        # A 0-d tensor is one slice of one element; arithmetic on 0-d arrays gives scalars, so work in 1-d.
+        x, o = x.reshape(1), o.reshape(1)
+    # Shift by the slice's maximum, whatever it is: a slice holding +inf (or only -inf) then comes out all nan,
+    # as in PyTorch.
     with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
-        _softmax_body(xp, "log_softmax", self._array, dim, True, out.array)
+        m = xp.amax(x, axis=axis, keepdims=True)
+        work = o if o.dtype == compute else xp.empty(x.shape, compute)
+        xp.subtract(x, m, out=work)
+        if plan.log:
+            s = xp.sum(xp.exp(work), axis=axis, keepdims=True)
+            xp.log(s, out=s)
+            xp.subtract(work, s, out=work)
+        else:
+            xp.exp(work, out=work)
+            s = xp.sum(work, axis=axis, keepdims=True)
+            xp.divide(work, s, out=work)
+        if work is not o:
+            xp.copyto(o, work, casting="same_kind")
 
 
 # --- relu ------------------------------------------------------------------------------------------------
@@ -166,7 +173,7 @@ def relu(self: TensorMeta) -> TensorSpec:
     return (self.shape, self.dtype)
 
 
-@xp_impl(relu)
+@_ks.relu.xp
 def _relu(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
     xp.maximum(self._array, 0, out=out.array)
 
@@ -220,7 +227,7 @@ def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
         )
 
 
-@xp_impl(one_hot)
+@_ks.one_hot.xp
 def _one_hot(xp: ModuleType, self: D, num_classes: int, *, out: ConstOut[D]) -> None:
     idx, o = self._array, out.array
     _check_classes(xp, "one_hot", "self", idx, num_classes)
@@ -271,7 +278,7 @@ def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
     return ((), _float_result("cross_entropy", "input", input.dtype))
 
 
-@xp_impl(cross_entropy)
+@_ks.cross_entropy.xp
 def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> None:
     with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
         _cross_entropy_into(xp, input._array, target._array, out.array)
@@ -388,7 +395,7 @@ def upsample_nearest1d(
     return ((n, c, _upsample_length(length, output_size, scale_factor)), self.dtype)
 
 
-@xp_impl(upsample_nearest1d)
+@_ks.upsample_nearest1d.xp
 def _upsample_nearest1d(
     xp: ModuleType, self: D, output_size: int | None, scale_factor: float | None, *, out: ConstOut[D]
 ) -> None:

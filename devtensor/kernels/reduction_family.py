@@ -28,8 +28,8 @@ from devtensor.dtypes import DType, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.ufunc_family import D, register_xp
 from devtensor.meta import normalize_dim, normalize_dims
-from devtensor.structured import StructuredOp, TensorSpec
-from devtensor.tensor import Tensor, TensorMeta
+from devtensor.structured import PlannedSpec, StructuredOp
+from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
 
 if TYPE_CHECKING:
@@ -51,7 +51,6 @@ __all__ = [
     "reduced_shape",
     "reduction",
     "reduction_dims",
-    "reduction_plan",
     "write",
 ]
 
@@ -297,7 +296,7 @@ def floating(op: str, dtype: DType, arg: DType | None) -> DType:
 # --- the plan: what the meta function computed for the kernel ---------------------------------------------
 
 
-class ReductionPlan(NamedTuple):
+class ReductionPlan:
     """What a reduction's kernel needs, computed once by its meta function.
 
     Attributes:
@@ -306,9 +305,17 @@ class ReductionPlan(NamedTuple):
         compute: the dtype to compute in (``dtype``, or float32 for float16 means, as NumPy accumulates them).
     """
 
-    axis: int | tuple[int, ...] | None
-    dtype: DType
-    compute: DType
+    # A plain class, not a NamedTuple: code that copies tuple arguments element by element (a CPU fallback
+    # moving tensors to the host) would turn a NamedTuple into a plain tuple.
+    __slots__ = ("axis", "compute", "dtype")
+
+    def __init__(self, axis: int | tuple[int, ...] | None, dtype: DType, compute: DType) -> None:
+        self.axis = axis
+        self.dtype = dtype
+        self.compute = compute
+
+    def __repr__(self) -> str:
+        return f"ReductionPlan(axis={self.axis!r}, dtype={self.dtype}, compute={self.compute})"
 
 
 class _Rules(NamedTuple):
@@ -350,7 +357,7 @@ def _spec(r: _Rules, self: TensorMeta, dim: object, keepdim: bool, arg: Any) -> 
 # --- meta functions and kernels, one per signature ---------------------------------------------------------
 
 
-def _metas(r: _Rules) -> Callable[..., TensorSpec]:
+def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
     if r.dtype_arg:
 
         def meta(
@@ -359,8 +366,8 @@ def _metas(r: _Rules) -> Callable[..., TensorSpec]:
             keepdim: bool = False,
             *,
             dtype: DTypeLike | None = None,
-        ) -> TensorSpec:
-            return _spec(r, self, dim, keepdim, dtype)[:2]
+        ) -> PlannedSpec[ReductionPlan]:
+            return PlannedSpec(*_spec(r, self, dim, keepdim, dtype))
 
     elif r.correction:
 
@@ -370,20 +377,20 @@ def _metas(r: _Rules) -> Callable[..., TensorSpec]:
             keepdim: bool = False,
             *,
             correction: int | float = 1,
-        ) -> TensorSpec:
-            return _spec(r, self, dim, keepdim, correction)[:2]
+        ) -> PlannedSpec[ReductionPlan]:
+            return PlannedSpec(*_spec(r, self, dim, keepdim, correction))
 
     elif r.single_dim:
 
-        def meta(self: TensorMeta, dim: int | None = None, keepdim: bool = False) -> TensorSpec:  # type: ignore[misc]
-            return _spec(r, self, dim, keepdim, None)[:2]
+        def meta(self: TensorMeta, dim: int | None = None, keepdim: bool = False) -> PlannedSpec[ReductionPlan]:  # type: ignore[misc]
+            return PlannedSpec(*_spec(r, self, dim, keepdim, None))
 
     else:
 
         def meta(  # type: ignore[misc]
             self: TensorMeta, dim: int | tuple[int, ...] | None = None, keepdim: bool = False
-        ) -> TensorSpec:
-            return _spec(r, self, dim, keepdim, None)[:2]
+        ) -> PlannedSpec[ReductionPlan]:
+            return PlannedSpec(*_spec(r, self, dim, keepdim, None))
 
     meta.__name__ = meta.__qualname__ = r.name
     return meta
@@ -404,16 +411,23 @@ def _kernel(r: _Rules) -> Callable[..., None]:
     name = r.name
     if r.dtype_arg:
 
-        def kernel(xp: ModuleType, self: D, dim: object, keepdim: bool, *, dtype: object, out: ConstOut[D]) -> None:
-            plan = _spec(r, self, dim, keepdim, dtype)[2]
+        def kernel(
+            xp: ModuleType, self: D, dim: object, keepdim: bool, *, dtype: object, plan: ReductionPlan, out: ConstOut[D]
+        ) -> None:
             write(xp, getattr(xp, name), self._array, keepdim, plan, out.array, dtype=plan.compute)
 
     elif r.correction:
 
         def kernel(  # type: ignore[misc]
-            xp: ModuleType, self: D, dim: object, keepdim: bool, *, correction: int | float, out: ConstOut[D]
+            xp: ModuleType,
+            self: D,
+            dim: object,
+            keepdim: bool,
+            *,
+            correction: int | float,
+            plan: ReductionPlan,
+            out: ConstOut[D],
         ) -> None:
-            plan = _spec(r, self, dim, keepdim, correction)[2]
             # NumPy converts an int ddof to a C long before computing (and after preparing out): a huge int goes
             # in as the float it is equal to, which gives the same inf/nan a huge float correction does.
             ddof = float(correction) if type(correction) is int and builtins.abs(correction) >= 2**62 else correction
@@ -421,8 +435,9 @@ def _kernel(r: _Rules) -> Callable[..., None]:
 
     else:
 
-        def kernel(xp: ModuleType, self: D, dim: object, keepdim: bool, *, out: ConstOut[D]) -> None:  # type: ignore[misc]
-            plan = _spec(r, self, dim, keepdim, None)[2]
+        def kernel(  # type: ignore[misc]
+            xp: ModuleType, self: D, dim: object, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[D]
+        ) -> None:
             write(xp, getattr(xp, name), self._array, keepdim, plan, out.array)
 
     kernel.__name__ = kernel.__qualname__ = f"{name}_kernel"
@@ -460,9 +475,7 @@ def reduction(
             function ``name`` with ``axis``, ``keepdims``, ``out`` (and ``dtype``, or ``ddof``).
     Returns the StructuredOp.
     """
-    rules = _RULES[name] = _Rules(
-        name, result, dtype_arg, correction, single_dim, ordered, nonempty, float16_in_float32
-    )
+    rules = _Rules(name, result, dtype_arg, correction, single_dim, ordered, nonempty, float16_in_float32)
     meta = _metas(rules)
     extra_type = ("; a complex input" if ordered else "") + ("; a tuple dim" if single_dim else "")
     extra_type += ("; ``correction`` not a number" if correction else "") + errors
@@ -474,11 +487,3 @@ def reduction(
     op.functional.__doc__ = text
     register_xp(op, kernel or _kernel(rules))
     return op
-
-
-_RULES: dict[str, _Rules] = {}
-
-
-def reduction_plan(name: str, self: Tensor, dim: object, keepdim: bool, arg: Any = None) -> ReductionPlan:
-    """The plan of the family's op ``name`` for these arguments (what its meta function computes)."""
-    return _spec(_RULES[name], self, dim, keepdim, arg)[2]

@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 
 from devtensor.kernels.reduction_family import (
+    ReductionPlan,
     compute_dtype,
     float_result,
     floating,
     like_numpy,
     reduction,
-    reduction_plan,
 )
 from devtensor.kernels.ufunc_family import D, errstate
 from devtensor.typed import ConstOut
@@ -85,8 +85,7 @@ def logsumexp_body(xp: Any, a: Any, axis: Any, out: Any) -> None:
     xp.copyto(out, s.reshape(out.shape), casting="same_kind")
 
 
-def _logsumexp(xp: ModuleType, self: D, dim: Any, keepdim: bool, *, out: ConstOut[D]) -> None:
-    plan = reduction_plan("logsumexp", self, dim, keepdim)
+def _logsumexp(xp: ModuleType, self: D, dim: Any, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[D]) -> None:
     with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
         logsumexp_body(xp, self._array, plan.axis, out.array)
 

@@ -11,20 +11,18 @@
 * docstring is built from the entry's fields (summary, ufunc names, variants, errors).
 
 Ops that need more than the ufunc (``div``'s rounding modes, ``pow``'s negative integer powers, ...) are general
-structured ops with one xp kernel each, registered for both devices by :func:`register_xp`.
+structured ops with one xp kernel each, registered for both devices by ``kernel_signatures.<op>.xp``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import inspect
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 import numpy as np
 
-from devtensor.backends import cupy_module
+from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import Scalar
 from devtensor.meta import binary_ufunc_meta, unary_ufunc_meta
 from devtensor.structured import StructuredOp
@@ -32,7 +30,7 @@ from devtensor.tensor import Tensor
 from devtensor.typed import CPUTensor, CUDATensor
 from devtensor.typed.const_out import InplaceOut
 
-__all__ = ["D", "arr", "binary_ufunc", "elementwise_doc", "errstate", "register_xp", "unary_ufunc", "weak", "xp_impl"]
+__all__ = ["D", "arr", "binary_ufunc", "elementwise_doc", "errstate", "register_xp", "unary_ufunc", "weak"]
 
 _np: Final = np
 #: The tensors of a kernel for both devices: all CPUTensor (``xp`` is NumPy) or all CUDATensor (CuPy).
@@ -40,29 +38,15 @@ D = TypeVar("D", CPUTensor, CUDATensor)
 _PYTHON_NUMBERS: Final = (bool, int, float, complex)
 
 
-def xp_impl(op: StructuredOp) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Decorator: register the kernel as ``op``'s impl for both devices (see :func:`register_xp`)."""
-    return functools.partial(register_xp, op)
-
-
 def register_xp(op: StructuredOp, kernel: Callable[..., None]) -> Callable[..., None]:
-    """Register ``kernel(xp, *op's parameters, out)`` as ``op``'s CPU impl (``xp`` = NumPy) and CUDA impl
-    (``xp`` = CuPy, looked up at call time so that importing devtensor never imports CuPy); returns it.
+    """Register ``kernel(xp, *op's parameters, out)`` as ``op``'s impl for CPU (``xp`` = NumPy) and CUDA (``xp`` =
+    CuPy), as ``op.impl("cpu", "cuda")`` does, for kernels made at run time (the typed ``kernel_signatures.<op>.xp``
+    registers hand-written ones); returns it.
 
     Raises:
         TypeError: ``kernel``'s parameters after ``xp`` do not match the op's schema.
     """
-    cpu = functools.partial(kernel, _np)
-    signature = inspect.signature(cpu)
-
-    def cuda(*args: Any, **kwargs: Any) -> None:
-        kernel(cupy_module(), *args, **kwargs)
-
-    cuda.__signature__ = signature  # type: ignore[attr-defined]  # checked against the schema as the kernel's
-    cuda.__name__ = cuda.__qualname__ = getattr(kernel, "__name__", op.name)
-    op.impl("cpu")(cpu)
-    op.impl("cuda")(cuda)
-    return kernel
+    return op.impl(DispatchKey.CPU, DispatchKey.CUDA)(kernel)
 
 
 def errstate(xp: Any, **kwargs: str) -> contextlib.AbstractContextManager[Any]:
