@@ -1915,19 +1915,19 @@ clone = _CloneKernels('clone')
 class FlipCPUKernel(Protocol[_CPU0]):
     """The type of ``flip``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dims: int | Sequence[int], *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[CPUTensor]) -> None: ...
 
 
 class FlipCUDAKernel(Protocol[_CUDA0]):
     """The type of ``flip``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dims: int | Sequence[int], *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[CUDATensor]) -> None: ...
 
 
 class FlipXPKernel(Protocol[_XP]):
     """The type of ``flip``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dims: int | Sequence[int], *, out: ConstOut[_XP]) -> None: ...
+    def __call__(_k, xp: ModuleType, self: _XP, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[_XP]) -> None: ...
 
 
 class _FlipKernels(KernelRegistrar):

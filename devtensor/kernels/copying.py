@@ -19,7 +19,7 @@ from devtensor.dtypes import result_type
 from devtensor.errors import ArgumentValueError, ShapeError
 from devtensor.kernels.ufunc_family import D
 from devtensor.meta import normalize_dim, normalize_dims
-from devtensor.structured import TensorSpec, structured_op
+from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
 
@@ -47,22 +47,22 @@ def _clone(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
 
 
 @structured_op(inplace=False)
-def flip(self: TensorMeta, dims: int | Sequence[int]) -> TensorSpec:
+def flip(self: TensorMeta, dims: int | Sequence[int]) -> PlannedSpec[tuple[int, ...]]:
     """A copy of ``self`` with the order of elements reversed along ``dims`` (an int or a sequence of ints;
     ``torch.flip``, ``np.flip``); a new storage. Functional and out variants.
 
     Raises:
         IndexError: a dim out of range.  ValueError: a repeated dim.  ArgumentTypeError: ``dims`` not ints.
     """
-    normalize_dims("flip", dims, len(self.shape), "dims")
-    return self.shape, self.dtype
+    axes = normalize_dims("flip", dims, len(self.shape), "dims")
+    # The plan: the axes to flip (none for a 0-d tensor, whose dims 0 and -1 name no axis of its array).
+    return PlannedSpec(self.shape, self.dtype, axes if self.shape else ())
 
 
 @_ks.flip.xp
-def _flip(xp: ModuleType, self: D, dims: int | Sequence[int], *, out: ConstOut[D]) -> None:
+def _flip(xp: ModuleType, self: D, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[D]) -> None:
     a = self._array
-    axes = normalize_dims("flip", dims, a.ndim, "dims") if a.ndim else ()
-    xp.copyto(out.array, xp.flip(a, axis=axes) if axes else a, casting="same_kind")
+    xp.copyto(out.array, xp.flip(a, axis=plan) if plan else a, casting="same_kind")
 
 
 # --- cat, stack -----------------------------------------------------------------------------------------------

@@ -407,14 +407,13 @@ def write(
         xp.copyto(out, fn(a, axis=plan.axis, keepdims=keepdim, **kw), casting="same_kind")
 
 
-def _kernel(r: _Rules) -> Callable[..., None]:
-    name = r.name
+def _kernel(r: _Rules, function: str) -> Callable[..., None]:
     if r.dtype_arg:
 
         def kernel(
             xp: ModuleType, self: D, dim: object, keepdim: bool, *, dtype: object, plan: ReductionPlan, out: ConstOut[D]
         ) -> None:
-            write(xp, getattr(xp, name), self._array, keepdim, plan, out.array, dtype=plan.compute)
+            write(xp, getattr(xp, function), self._array, keepdim, plan, out.array, dtype=plan.compute)
 
     elif r.correction:
 
@@ -431,16 +430,16 @@ def _kernel(r: _Rules) -> Callable[..., None]:
             # NumPy converts an int ddof to a C long before computing (and after preparing out): a huge int goes
             # in as the float it is equal to, which gives the same inf/nan a huge float correction does.
             ddof = float(correction) if type(correction) is int and builtins.abs(correction) >= 2**62 else correction
-            write(xp, getattr(xp, name), self._array, keepdim, plan, out.array, ddof=ddof)
+            write(xp, getattr(xp, function), self._array, keepdim, plan, out.array, ddof=ddof)
 
     else:
 
         def kernel(  # type: ignore[misc]
             xp: ModuleType, self: D, dim: object, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[D]
         ) -> None:
-            write(xp, getattr(xp, name), self._array, keepdim, plan, out.array)
+            write(xp, getattr(xp, function), self._array, keepdim, plan, out.array)
 
-    kernel.__name__ = kernel.__qualname__ = f"{name}_kernel"
+    kernel.__name__ = kernel.__qualname__ = f"{r.name}_kernel"
     return kernel
 
 
@@ -456,6 +455,7 @@ def reduction(
     nonempty: bool = False,
     float16_in_float32: bool = False,
     errors: str = "",
+    function: str | None = None,
     kernel: Callable[..., None] | None = None,
 ) -> StructuredOp:
     """Define the reduction ``name(self, dim=None, keepdim=False)`` (functional, out, method; no inplace).
@@ -471,8 +471,10 @@ def reduction(
         nonempty: reducing over a dimension of size 0 is a ShapeError (no identity: ``amax``, ``argmax``).
         float16_in_float32: without ``dtype=``, float16 is accumulated in float32 (``mean``, as NumPy's).
         errors: more TypeErrors for the docstring (``"; a complex input"``), when the dtype rule raises them.
-        kernel: the kernel ``kernel(xp, self, dim, keepdim, *, ..., out)``; by default NumPy's (CuPy's)
-            function ``name`` with ``axis``, ``keepdims``, ``out`` (and ``dtype``, or ``ddof``).
+        function: the name of the NumPy (and CuPy) function the default kernel calls (default: ``name``).
+        kernel: the kernel ``kernel(xp, self, dim, keepdim, *, ..., plan, out)`` (``plan`` a
+            :class:`ReductionPlan`); by default NumPy's (CuPy's) ``function`` with ``axis``, ``keepdims``,
+            ``out`` (and ``dtype``, or ``ddof``).
     Returns the StructuredOp.
     """
     rules = _Rules(name, result, dtype_arg, correction, single_dim, ordered, nonempty, float16_in_float32)
@@ -485,5 +487,5 @@ def reduction(
     meta.__doc__ = text
     op = StructuredOp(name, meta, inplace=False)
     op.functional.__doc__ = text
-    register_xp(op, kernel or _kernel(rules))
+    register_xp(op, kernel or _kernel(rules, function or name))
     return op
