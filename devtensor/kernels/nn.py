@@ -23,6 +23,7 @@ from devtensor import dtypes
 from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
+from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.kernels.ufunc_family import D, errstate
 from devtensor.meta import normalize_dim
@@ -40,22 +41,6 @@ __all__ = [
 ]
 
 _INT64: Final = dtypes.int64
-_FLOAT16: Final = dtypes.float16
-_FLOAT32: Final = dtypes.float32
-_FLOAT64: Final = dtypes.float64
-
-
-def _float_result(op: str, arg: str, dtype: DType) -> DType:
-    """Floats keep their dtype; bool and integers give float64 (NumPy's ``mean`` rule); complex is refused."""
-    if dtype.kind == "f":
-        return dtype
-    if dtype.kind in "biu":
-        return _FLOAT64
-    raise ArgumentTypeError(f"{op}: argument '{arg}' must be a real tensor, got dtype {dtype.name}")
-
-
-def _compute_dtype(dtype: DType) -> DType:
-    return _FLOAT32 if dtype == _FLOAT16 else dtype
 
 
 def _check_int(op: str, arg: str, value: object) -> int:
@@ -98,9 +83,9 @@ class SoftmaxPlan:
 
 def _softmax_meta(op: str, self: TensorMeta, dim: object) -> PlannedSpec[SoftmaxPlan]:
     d = normalize_dim(op, dim, self.ndim)
-    dtype = _float_result(op, "self", self.dtype)
+    dtype = float_result(op, self.dtype, "self")
     return PlannedSpec(
-        self.shape, dtype, SoftmaxPlan(d if self.ndim else None, op == "log_softmax", _compute_dtype(dtype))
+        self.shape, dtype, SoftmaxPlan(d if self.ndim else None, op == "log_softmax", compute_dtype(dtype))
     )
 
 
@@ -275,7 +260,7 @@ def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
             "cross_entropy: argument 'target' must be an integer tensor of class indices, "
             f"got dtype {target.dtype.name}"
         )
-    return ((), _float_result("cross_entropy", "input", input.dtype))
+    return ((), float_result("cross_entropy", input.dtype, "input"))
 
 
 @_ks.cross_entropy.xp
@@ -287,7 +272,7 @@ def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> 
 def _cross_entropy_into(xp: ModuleType, x: Any, t: Any, out: Any) -> None:
     n, c = x.shape
     _check_classes(xp, "cross_entropy", "target", t, c)
-    compute = _compute_dtype(_float_result("cross_entropy", "input", x.dtype))
+    compute = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
     x = x.astype(compute, copy=False)
     if n == 0:
         # The mean over no samples: nan, with NumPy's "Mean of empty slice" warning on the CPU.

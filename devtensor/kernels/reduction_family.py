@@ -174,13 +174,16 @@ def _numpy_result(op: str, fn: Callable[..., Any], dtype: DType, arg: DType | No
     return result
 
 
-def float_result(op: str, dtype: DType) -> DType:
-    """Result dtype of a reduction that needs floats (logsumexp): floats keep theirs, bool and integers give
-    float64 (NumPy's ``mean`` rule); complex is refused."""
+def float_result(op: str, dtype: DType, arg: str | None = None) -> DType:
+    """Result dtype of an op that computes in floats (logsumexp, softmax): floats keep theirs, bool and integers
+    give float64 (NumPy's ``mean`` rule); complex is refused (ArgumentTypeError naming the op, and the argument
+    ``arg`` when given)."""
     if dtype.kind == "f":
         return dtype
     if dtype.kind in "biu":
         return _FLOAT64
+    if arg is not None:
+        raise ArgumentTypeError(f"{op}: argument '{arg}' must be a real tensor, got dtype {dtype.name}")
     raise ArgumentTypeError(f"{op}: not supported for dtype {dtype.name} (needs a real input)")
 
 

@@ -46,35 +46,24 @@ _PROD_DOC = """Product of the elements over ``dim`` (``torch.prod``; values and 
     The product over an empty dimension is 1.
     """
 
-_AMAX_DOC = """Maximum of the elements over ``dim`` (``torch.amax``; values as ``np.amax``: NaN propagates).
+_EXTREMUM_DOC = """{Which} of the elements over ``dim`` (``torch.a{op}``; values as ``np.a{op}``: NaN propagates).
 
     Result dtype: the input's. Reducing over a dimension of size 0 (or, with ``dim=None``, an empty tensor)
     is a ShapeError (a ValueError, as NumPy raises) naming the dim. Complex inputs are refused (as PyTorch).
     """
 
-_AMIN_DOC = """Minimum of the elements over ``dim`` (``torch.amin``; values as ``np.amin``: NaN propagates).
-
-    Result dtype: the input's. Reducing over a dimension of size 0 (or, with ``dim=None``, an empty tensor)
-    is a ShapeError (a ValueError, as NumPy raises) naming the dim. Complex inputs are refused (as PyTorch).
-    """
-
-_ARGMAX_DOC = """Index of the maximum along ``dim`` (``torch.argmax``; values as ``np.argmax``: the first maximal
-    element wins, and the first NaN counts as the maximum).
+_ARG_DOC = """Index of the {which} along ``dim`` (``torch.arg{op}``; values as ``np.arg{op}``: the first {adj}
+    element wins, and the first NaN counts as the {which}).
 
     ``dim=None`` gives the index into the flattened tensor (0-d result; with ``keepdim`` every dimension of
     size 1, as NumPy's ``keepdims``). Result dtype: int64. Reducing over a dimension of size 0 (or an empty
     tensor with ``dim=None``) is a ShapeError (a ValueError, as NumPy raises) naming the dim. Complex inputs
     are refused (as PyTorch).
     """
-
-_ARGMIN_DOC = """Index of the minimum along ``dim`` (``torch.argmin``; values as ``np.argmin``: the first minimal
-    element wins, and the first NaN counts as the minimum).
-
-    ``dim=None`` gives the index into the flattened tensor (0-d result; with ``keepdim`` every dimension of
-    size 1, as NumPy's ``keepdims``). Result dtype: int64. Reducing over a dimension of size 0 (or an empty
-    tensor with ``dim=None``) is a ShapeError (a ValueError, as NumPy raises) naming the dim. Complex inputs
-    are refused (as PyTorch).
-    """
+_AMAX_DOC = _EXTREMUM_DOC.format(Which="Maximum", op="max")
+_AMIN_DOC = _EXTREMUM_DOC.format(Which="Minimum", op="min")
+_ARGMAX_DOC = _ARG_DOC.format(which="maximum", op="max", adj="maximal")
+_ARGMIN_DOC = _ARG_DOC.format(which="minimum", op="min", adj="minimal")
 
 _ALL_DOC = """Whether every element over ``dim`` is true (non-zero) (``torch.all``; values as ``np.all``).
 
