@@ -8,7 +8,8 @@ usual questions for elementwise ops from caches (one dict lookup after the first
   :func:`ufunc_meta` computes one for any number of arguments; all take the result dtype from NumPy's own type
   resolution for the ufunc (``ufunc.resolve_dtypes``), with Python scalars weak as NEP 50 says, and checks that
   Python ints fit the integer dtype they are used with (NumPy 2 raises OverflowError for that too, at call time);
-  :func:`check_python_ints` does the same for ops whose operands all meet in the result dtype;
+  :func:`check_python_ints` does the same for ops whose operands all meet in the result dtype, and
+  :func:`check_int_scalar` for one value;
 * :func:`normalize_dim` and :func:`normalize_dims` check and normalise dimension arguments: the one dim rule of
   every op (PyTorch's ``maybe_wrap_dim``), with one message for one mistake; :func:`int_arg` and
   :func:`ints_arg` check int and int-sequence arguments.
@@ -38,6 +39,7 @@ from devtensor.tensor import Tensor, TensorOrScalar, TensorSpec
 __all__ = [
     "binary_ufunc_meta",
     "broadcast_shapes",
+    "check_int_scalar",
     "check_python_ints",
     "int_arg",
     "ints_arg",
@@ -113,7 +115,9 @@ def _resolve(op: str, ufunc: np.ufunc, operands: tuple[Any, ...]) -> tuple[DType
 _COMPARISONS: Final = frozenset({np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal})
 
 
-def _check_int_scalar(op: str, arg: str, value: int, dtype: DType) -> None:
+def check_int_scalar(op: str, arg: str, value: int, dtype: DType) -> None:
+    """Raise ScalarOverflowError (an OverflowError) naming the op and the argument ``arg`` when the Python int
+    ``value`` does not fit ``dtype``: out of the integer dtype's range, or too large for a float/complex one."""
     if dtype.kind in "fc":
         try:
             float(value)
@@ -205,7 +209,7 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
             last[0] = entry
         if entry[3]:
             for i in entry[3]:
-                _check_int_scalar(op, _BINARY_NAMES[i], (self, other)[i], entry[4][i])  # type: ignore[arg-type]
+                check_int_scalar(op, _BINARY_NAMES[i], (self, other)[i], entry[4][i])  # type: ignore[arg-type]
         if alpha is not ONE and (alpha != 1 or type(alpha) is not int):
             _check_alpha(op, alpha, entry[2], other)
         return (shape, entry[2])
@@ -238,11 +242,13 @@ def _check_alpha(op: str, alpha: Scalar, result: DType, other: TensorOrScalar) -
     if type(alpha) is int and kind in "iu":
         # The kernel scales a tensor ``other`` in the result dtype, and a Python ``other`` in Python: both the
         # factor and a Python product must fit the result's integer dtype.
-        _check_int_scalar(op, "alpha", alpha, result)
+        check_int_scalar(op, "alpha", alpha, result)
         if type(other) is int:
-            _check_int_scalar(op, "alpha * other", alpha * other, result)
+            check_int_scalar(op, "alpha * other", alpha * other, result)
 
 
+#: The name this helper had before it was public (devtensor.tensor imports it).
+_check_int_scalar: Final = check_int_scalar
 _BINARY_NAMES: Final = ("self", "other")
 #: ``alpha is ONE``: alpha at its default (ints this small are cached objects), valid without further tests.
 ONE: Final = 1
@@ -256,7 +262,7 @@ def check_python_ints(op: str, dtype: DType, names: tuple[str, ...], *args: Any)
     if dtype.kind in "iu":
         for name, a in zip(names, args, strict=True):
             if type(a) is int:
-                _check_int_scalar(op, name, a, dtype)
+                check_int_scalar(op, name, a, dtype)
 
 
 def ufunc_meta(op: str, ufunc: np.ufunc, names: tuple[str, ...], *args: Any) -> tuple[tuple[int, ...], DType]:
@@ -286,7 +292,7 @@ def ufunc_meta(op: str, ufunc: np.ufunc, names: tuple[str, ...], *args: Any) -> 
         shape = broadcast_shapes(op, *(a._shape for a in args if isinstance(a, Tensor)))
     dtype, int_scalars, loop = _resolve(op, ufunc, tuple(operands))
     for i in int_scalars:
-        _check_int_scalar(op, names[i], args[i], loop[i])
+        check_int_scalar(op, names[i], args[i], loop[i])
     return (shape if shape is not None else (), dtype)
 
 

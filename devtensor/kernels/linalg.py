@@ -24,7 +24,7 @@ from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ShapeError
 from devtensor.kernels.ufunc_family import D
-from devtensor.meta import _check_int_scalar, broadcast_shapes, ufunc_result_dtype
+from devtensor.meta import broadcast_shapes, check_int_scalar, ufunc_result_dtype
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -242,7 +242,7 @@ def _check_coefficient(name: str, value: Scalar, dtype: DType) -> None:
         raise ArgumentTypeError(f"addmm: for non-complex inputs, argument '{name}' must not be complex, got {value!r}")
     if type(value) is int and kind in "iufc":
         # The same check the elementwise ops make: fits the integer dtype, or converts to the float one.
-        _check_int_scalar("addmm", name, value, dtype)
+        check_int_scalar("addmm", name, value, dtype)
 
 
 @structured_op(elementwise=True)
