@@ -111,22 +111,6 @@ def cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     return (*first[:d], total, *first[d + 1 :]), dtype
 
 
-@_ks.cat.xp
-def _cat(xp: ModuleType, tensors: Sequence[D], dim: int, *, out: ConstOut[D]) -> None:
-    _join(xp, xp.concatenate, tensors, dim, out.array)
-
-
-def _join(xp: ModuleType, fn: Any, tensors: Sequence[D], dim: int, out: Any) -> None:
-    """``fn(arrays, axis=dim)`` (concatenate, stack) into ``out``: directly with NumPy, or on CuPy when ``out``
-    has the result dtype (CuPy's ``out=`` casts no dtype); otherwise computed, then cast into ``out``."""
-    arrays = [t._array for t in tensors]
-    axis = operator.index(dim)
-    if xp is np or out.dtype == np.result_type(*(a.dtype for a in arrays)):
-        fn(arrays, axis=axis, out=out)
-    else:
-        xp.copyto(out, fn(arrays, axis=axis), casting="same_kind")
-
-
 @structured_op(inplace=False, method=False)
 def stack(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     """The tensors joined along a new dim inserted at ``dim`` (``torch.stack``, ``np.stack``): all must have
@@ -153,5 +137,14 @@ def stack(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
 
 
 @_ks.stack.xp
-def _stack(xp: ModuleType, tensors: Sequence[D], dim: int, *, out: ConstOut[D]) -> None:
-    _join(xp, xp.stack, tensors, dim, out.array)
+@_ks.cat.xp
+def _join(xp: ModuleType, tensors: Sequence[D], dim: int, *, out: ConstOut[D]) -> None:
+    arrays = [t._array for t in tensors]
+    o: Any = out.array
+    # cat's result has its inputs' rank, stack's one more (its meta functions checked the shapes): one kernel.
+    fn = xp.concatenate if o.ndim == arrays[0].ndim else xp.stack
+    # CuPy's out= casts no dtype: an out of another dtype gets the result cast into it.
+    if xp is np or o.dtype == np.result_type(*(a.dtype for a in arrays)):
+        fn(arrays, axis=operator.index(dim), out=o)
+    else:
+        xp.copyto(o, fn(arrays, axis=operator.index(dim)), casting="same_kind")

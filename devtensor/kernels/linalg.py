@@ -92,19 +92,6 @@ def _matmul_array(xp: ModuleType, a: Any, b: Any) -> Any:
     return xp.matmul(a, b)
 
 
-def _matmul_into(xp: ModuleType, a: Any, b: Any, out: Any) -> None:
-    """``a @ b`` written into ``out``: NumPy's matmul writes any out; cuBLAS only C-contiguous matrices of the
-    result dtype (others get the product cast into them)."""
-    if xp is np:
-        np.matmul(a, b, out=out)
-        return
-    dtype = np.result_type(a.dtype, b.dtype)
-    if out.dtype == dtype and out.ndim >= 2 and dtype.kind != "b" and out.flags.c_contiguous:
-        xp.matmul(a, b, out=out)
-    else:
-        xp.copyto(out, _matmul_array(xp, a, b), casting="same_kind")
-
-
 _SHAPES_DOC = """
     Result dtype: NumPy's for ``np.matmul`` of the two dtypes (mixed dtypes promote; bool gives bool). Both
     tensors on one device (DeviceMismatchError otherwise); the result is on it. Variants: functional and out
@@ -131,9 +118,22 @@ def matmul(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     return matmul_shape("matmul", self.shape, other.shape), _matmul_dtype("matmul", self, other)
 
 
-@_ks.matmul.xp
 def _matmul(xp: ModuleType, self: D, other: D, *, out: ConstOut[D]) -> None:
-    _matmul_into(xp, self._array, other._array, out.array)
+    # (Also mm's, bmm's and dot's kernel: their rank checks are their meta functions'.)
+    a, b = self._array, other._array
+    o: Any = out.array
+    if xp is np:
+        np.matmul(a, b, out=o)
+        return
+    # cuBLAS writes only C-contiguous matrices of the result dtype; others get the product cast into them.
+    dtype = np.result_type(a.dtype, b.dtype)
+    if o.dtype == dtype and o.ndim >= 2 and dtype.kind != "b" and o.flags.c_contiguous:
+        xp.matmul(a, b, out=o)
+    else:
+        xp.copyto(o, _matmul_array(xp, a, b), casting="same_kind")
+
+
+_ks.matmul.xp(_matmul)
 
 
 # --- mm, bmm --------------------------------------------------------------------------------------------------
@@ -159,7 +159,7 @@ def mm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
 
 @_ks.mm.xp
 def _mm(xp: ModuleType, self: D, mat2: D, *, out: ConstOut[D]) -> None:
-    _matmul_into(xp, self._array, mat2._array, out.array)
+    _matmul(xp, self, mat2, out=out)  # (the parameter is named mat2 here, as in PyTorch)
 
 
 @structured_op(inplace=False)

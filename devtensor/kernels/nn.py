@@ -265,24 +265,21 @@ def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
 
 @_ks.cross_entropy.xp
 def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> None:
-    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
-        _cross_entropy_into(xp, input._array, target._array, out.array)
-
-
-def _cross_entropy_into(xp: ModuleType, x: Any, t: Any, out: Any) -> None:
+    x, t, o = input._array, target._array, out.array
     n, c = x.shape
     _check_classes(xp, "cross_entropy", "target", t, c)
     compute = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
     x = x.astype(compute, copy=False)
-    if n == 0:
-        # The mean over no samples: nan, with NumPy's "Mean of empty slice" warning on the CPU.
-        xp.copyto(out, xp.mean(xp.empty((0,), compute)), casting="same_kind")
-        return
-    lse = xp.empty((n,), compute)
-    logsumexp_body(xp, x, 1, lse)
-    picked = xp.take_along_axis(x, t.astype(_INT64, copy=False)[:, None], axis=1)[:, 0]
-    xp.subtract(lse, picked, out=lse)
-    xp.copyto(out, xp.mean(lse), casting="same_kind")
+    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+        if n == 0:
+            # The mean over no samples: nan, with NumPy's "Mean of empty slice" warning on the CPU.
+            xp.copyto(o, xp.mean(xp.empty((0,), compute)), casting="same_kind")
+            return
+        lse = xp.empty((n,), compute)
+        logsumexp_body(xp, x, 1, lse)
+        picked = xp.take_along_axis(x, t.astype(_INT64, copy=False)[:, None], axis=1)[:, 0]
+        xp.subtract(lse, picked, out=lse)
+        xp.copyto(o, xp.mean(lse), casting="same_kind")
 
 
 # --- upsample_nearest1d ----------------------------------------------------------------------------------
