@@ -174,3 +174,18 @@ def test_one_message_for_one_dim_mistake() -> None:
     assert messages[0] == (
         "dimension out of range: argument 'dim' is 5, expected to be in range of [-2, 1] (a tensor of 2 dimension(s))"
     )
+
+
+def test_reduction_specs_are_cached_without_confusing_bools_and_ints() -> None:
+    t = dt.ones(2, 3)
+    assert dt.sum(t, (1, 0)).shape == () and dt.sum(t, 1).shape == (2,)
+    assert dt.var(t, 1, correction=1).shape == (2,) and dt.amax(t, 1, keepdim=True).shape == (2, 1)
+    with pytest.raises(TypeError, match="sum: argument 'dim'"):
+        dt.sum(t, (True, 0))
+    with pytest.raises(TypeError, match="sum: argument 'dim'"):
+        dt.sum(t, True)
+    with pytest.raises(TypeError, match="var: argument 'correction'"):
+        dt.var(t, 1, correction=True)
+    with pytest.raises(TypeError, match="amax: argument 'keepdim'"):
+        dt.amax(t, 1, keepdim=1)  # type: ignore[arg-type]
+    assert dt.sum(t, [1, 0]).shape == ()  # type: ignore[arg-type]  # a list: not hashable, not cached, fine

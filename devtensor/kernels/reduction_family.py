@@ -360,7 +360,32 @@ def _spec(r: _Rules, self: TensorMeta, dim: object, keepdim: bool, arg: Any) -> 
 # --- meta functions and kernels, one per signature ---------------------------------------------------------
 
 
+def _planned(
+    r: _Rules, cache: dict[Any, PlannedSpec[ReductionPlan]], self: TensorMeta, dim: object, keepdim: bool, arg: Any
+) -> PlannedSpec[ReductionPlan]:
+    """:func:`_spec` as a PlannedSpec, cached per argument combination that succeeded (types included in the key:
+    ``True`` and ``1`` hash alike, and only one of them is valid)."""
+    # A tuple holding True equals one holding 1: tuples of exact ints only.
+    cacheable = type(dim) is not tuple or _all_ints(dim)
+    key = (self.shape, self.dtype, dim, type(dim), keepdim, type(keepdim), arg, type(arg))
+    if cacheable:
+        try:
+            return cache[key]
+        except (KeyError, TypeError):  # (TypeError: an unhashable argument, e.g. a list of dims)
+            pass
+    spec = PlannedSpec(*_spec(r, self, dim, keepdim, arg))
+    if cacheable:
+        try:
+            if len(cache) >= _MAX_CACHE:
+                cache.clear()
+            cache[key] = spec
+        except TypeError:
+            pass
+    return spec
+
+
 def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
+    cache: dict[Any, PlannedSpec[ReductionPlan]] = {}
     if r.dtype_arg:
 
         def meta(
@@ -370,7 +395,7 @@ def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
             *,
             dtype: DTypeLike | None = None,
         ) -> PlannedSpec[ReductionPlan]:
-            return PlannedSpec(*_spec(r, self, dim, keepdim, dtype))
+            return _planned(r, cache, self, dim, keepdim, dtype)
 
     elif r.correction:
 
@@ -381,19 +406,19 @@ def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
             *,
             correction: int | float = 1,
         ) -> PlannedSpec[ReductionPlan]:
-            return PlannedSpec(*_spec(r, self, dim, keepdim, correction))
+            return _planned(r, cache, self, dim, keepdim, correction)
 
     elif r.single_dim:
 
         def meta(self: TensorMeta, dim: int | None = None, keepdim: bool = False) -> PlannedSpec[ReductionPlan]:  # type: ignore[misc]
-            return PlannedSpec(*_spec(r, self, dim, keepdim, None))
+            return _planned(r, cache, self, dim, keepdim, None)
 
     else:
 
         def meta(  # type: ignore[misc]
             self: TensorMeta, dim: int | tuple[int, ...] | None = None, keepdim: bool = False
         ) -> PlannedSpec[ReductionPlan]:
-            return PlannedSpec(*_spec(r, self, dim, keepdim, None))
+            return _planned(r, cache, self, dim, keepdim, None)
 
     meta.__name__ = meta.__qualname__ = r.name
     return meta
@@ -411,12 +436,21 @@ def write(
 
 
 def _kernel(r: _Rules, function: str) -> Callable[..., None]:
+    np_fn = getattr(np, function)  # (NumPy's looked up once; another module's at each call)
     if r.dtype_arg:
 
         def kernel(
             xp: ModuleType, self: D, dim: object, keepdim: bool, *, dtype: object, plan: ReductionPlan, out: ConstOut[D]
         ) -> None:
-            write(xp, getattr(xp, function), self._array, keepdim, plan, out.array, dtype=plan.compute)
+            write(
+                xp,
+                np_fn if xp is np else getattr(xp, function),
+                self._array,
+                keepdim,
+                plan,
+                out.array,
+                dtype=plan.compute,
+            )
 
     elif r.correction:
 
@@ -433,14 +467,14 @@ def _kernel(r: _Rules, function: str) -> Callable[..., None]:
             # NumPy converts an int ddof to a C long before computing (and after preparing out): a huge int goes
             # in as the float it is equal to, which gives the same inf/nan a huge float correction does.
             ddof = float(correction) if type(correction) is int and builtins.abs(correction) >= 2**62 else correction
-            write(xp, getattr(xp, function), self._array, keepdim, plan, out.array, ddof=ddof)
+            write(xp, np_fn if xp is np else getattr(xp, function), self._array, keepdim, plan, out.array, ddof=ddof)
 
     else:
 
         def kernel(  # type: ignore[misc]
             xp: ModuleType, self: D, dim: object, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[D]
         ) -> None:
-            write(xp, getattr(xp, function), self._array, keepdim, plan, out.array)
+            write(xp, np_fn if xp is np else getattr(xp, function), self._array, keepdim, plan, out.array)
 
     kernel.__name__ = kernel.__qualname__ = f"{r.name}_kernel"
     return kernel
