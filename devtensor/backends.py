@@ -25,7 +25,15 @@ from devtensor.errors import ArgumentValueError, NoDataError, OutOfMemoryError
 from devtensor.tensor import Tensor, new_storage
 from devtensor.typed.refined import CPUTensor, CUDATensor, MetaTensor
 
-__all__ = ["Backend", "allocation_error", "backend_for", "check_allocation_size", "cupy_module", "register_backend"]
+__all__ = [
+    "Backend",
+    "allocation_error",
+    "backend_for",
+    "backend_for_key",
+    "check_allocation_size",
+    "cupy_module",
+    "register_backend",
+]
 
 _new = object.__new__
 
@@ -358,6 +366,18 @@ def backend_for(device: Device) -> Backend:
         return _backends[device.type]
     except KeyError:
         raise ArgumentValueError(f"no backend is registered for device type {device.type!r}") from None
+
+
+def backend_for_key(key: DispatchKey) -> Backend:
+    """The backend of the device type whose tensors dispatch to ``key``.
+
+    Raises:
+        ValueError: no registered backend's device type dispatches to ``key``.
+    """
+    for backend in _backends.values():
+        if Device(backend.device_type).key is key:
+            return backend
+    raise ArgumentValueError(f"no backend is registered for dispatch key {key.name}")
 
 
 def _cuda_guard(index: int) -> AbstractContextManager[Any]:

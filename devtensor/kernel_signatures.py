@@ -3,19 +3,25 @@
 The type each built-in op's impl must have per dispatch key (``AddCPUKernel``,
 ``AddCUDAKernel``, …), derived from the op's schema with tensor parameters refined to the key's tensor type and
 the output as a ConstOut, and typed registration decorators (``@add.cpu``, ``@add.cuda``) that make mypy check
-an impl against it. Run the same generator over your own package with
+an impl against it; ``@add.xp`` types one impl for both keys (``AddXPKernel``: the array module first, tensors
+of one device type). Run the same generator over your own package with
 ``python -m devtensor.codegen --package mypkg --out mypkg/kernel_signatures.py``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final
+from types import ModuleType
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final, overload
 
 from devtensor.dtypes import DTypeLike, Scalar
 from devtensor.structured import KernelRegistrar
 from devtensor.tensor import Tensor, TensorOrScalar
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
+
+if TYPE_CHECKING:
+    from devtensor.kernels.nn import SoftmaxPlan
+    from devtensor.kernels.reduction_family import ReductionPlan
 
 __all__ = [
     "abs",
@@ -98,6 +104,8 @@ _CUDA4 = TypeVar("_CUDA4", bound=CUDATensor | _NoTensor, contravariant=True)
 _CUDA5 = TypeVar("_CUDA5", bound=CUDATensor | _NoTensor, contravariant=True)
 _CUDA6 = TypeVar("_CUDA6", bound=CUDATensor | _NoTensor, contravariant=True)
 _CUDA7 = TypeVar("_CUDA7", bound=CUDATensor | _NoTensor, contravariant=True)
+# The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.
+_XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
 
 
 class AddCPUKernel(Protocol):
@@ -112,14 +120,25 @@ class AddCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class AddXPKernel(Protocol):
+    """The type of ``add``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _AddKernels(KernelRegistrar):
-    """Typed registration of ``add``'s impls: ``@add.cpu`` / ``@add.cuda``."""
+    """Typed registration of ``add``'s impls: ``@add.cpu`` / ``@add.cuda`` / ``@add.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: AddCPUKernel) -> AddCPUKernel: ...
         def cuda(self, fn: AddCUDAKernel) -> AddCUDAKernel: ...
+        def xp(self, fn: AddXPKernel) -> AddXPKernel: ...
 
 
 add = _AddKernels('add')
@@ -137,14 +156,25 @@ class SubCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class SubXPKernel(Protocol):
+    """The type of ``sub``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _SubKernels(KernelRegistrar):
-    """Typed registration of ``sub``'s impls: ``@sub.cpu`` / ``@sub.cuda``."""
+    """Typed registration of ``sub``'s impls: ``@sub.cpu`` / ``@sub.cuda`` / ``@sub.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: SubCPUKernel) -> SubCPUKernel: ...
         def cuda(self, fn: SubCUDAKernel) -> SubCUDAKernel: ...
+        def xp(self, fn: SubXPKernel) -> SubXPKernel: ...
 
 
 sub = _SubKernels('sub')
@@ -162,14 +192,25 @@ class MulCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class MulXPKernel(Protocol):
+    """The type of ``mul``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _MulKernels(KernelRegistrar):
-    """Typed registration of ``mul``'s impls: ``@mul.cpu`` / ``@mul.cuda``."""
+    """Typed registration of ``mul``'s impls: ``@mul.cpu`` / ``@mul.cuda`` / ``@mul.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: MulCPUKernel) -> MulCPUKernel: ...
         def cuda(self, fn: MulCUDAKernel) -> MulCUDAKernel: ...
+        def xp(self, fn: MulXPKernel) -> MulXPKernel: ...
 
 
 mul = _MulKernels('mul')
@@ -187,14 +228,25 @@ class DivCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class DivXPKernel(Protocol):
+    """The type of ``div``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _DivKernels(KernelRegistrar):
-    """Typed registration of ``div``'s impls: ``@div.cpu`` / ``@div.cuda``."""
+    """Typed registration of ``div``'s impls: ``@div.cpu`` / ``@div.cuda`` / ``@div.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: DivCPUKernel) -> DivCPUKernel: ...
         def cuda(self, fn: DivCUDAKernel) -> DivCUDAKernel: ...
+        def xp(self, fn: DivXPKernel) -> DivXPKernel: ...
 
 
 div = _DivKernels('div')
@@ -212,14 +264,25 @@ class RemainderCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class RemainderXPKernel(Protocol):
+    """The type of ``remainder``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _RemainderKernels(KernelRegistrar):
-    """Typed registration of ``remainder``'s impls: ``@remainder.cpu`` / ``@remainder.cuda``."""
+    """Typed registration of ``remainder``'s impls: ``@remainder.cpu`` / ``@remainder.cuda`` / ``@remainder.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: RemainderCPUKernel) -> RemainderCPUKernel: ...
         def cuda(self, fn: RemainderCUDAKernel) -> RemainderCUDAKernel: ...
+        def xp(self, fn: RemainderXPKernel) -> RemainderXPKernel: ...
 
 
 remainder = _RemainderKernels('remainder')
@@ -237,14 +300,25 @@ class PowCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class PowXPKernel(Protocol):
+    """The type of ``pow``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _PowKernels(KernelRegistrar):
-    """Typed registration of ``pow``'s impls: ``@pow.cpu`` / ``@pow.cuda``."""
+    """Typed registration of ``pow``'s impls: ``@pow.cpu`` / ``@pow.cuda`` / ``@pow.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: PowCPUKernel) -> PowCPUKernel: ...
         def cuda(self, fn: PowCUDAKernel) -> PowCUDAKernel: ...
+        def xp(self, fn: PowXPKernel) -> PowXPKernel: ...
 
 
 pow = _PowKernels('pow')
@@ -262,14 +336,21 @@ class NegCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class NegXPKernel(Protocol[_XP]):
+    """The type of ``neg``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _NegKernels(KernelRegistrar):
-    """Typed registration of ``neg``'s impls: ``@neg.cpu`` / ``@neg.cuda``."""
+    """Typed registration of ``neg``'s impls: ``@neg.cpu`` / ``@neg.cuda`` / ``@neg.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: NegCPUKernel[_CPU0]) -> NegCPUKernel[_CPU0]: ...
         def cuda(self, fn: NegCUDAKernel[_CUDA0]) -> NegCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: NegXPKernel[_XP]) -> NegXPKernel[_XP]: ...
 
 
 neg = _NegKernels('neg')
@@ -287,14 +368,21 @@ class AbsCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class AbsXPKernel(Protocol[_XP]):
+    """The type of ``abs``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _AbsKernels(KernelRegistrar):
-    """Typed registration of ``abs``'s impls: ``@abs.cpu`` / ``@abs.cuda``."""
+    """Typed registration of ``abs``'s impls: ``@abs.cpu`` / ``@abs.cuda`` / ``@abs.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: AbsCPUKernel[_CPU0]) -> AbsCPUKernel[_CPU0]: ...
         def cuda(self, fn: AbsCUDAKernel[_CUDA0]) -> AbsCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: AbsXPKernel[_XP]) -> AbsXPKernel[_XP]: ...
 
 
 abs = _AbsKernels('abs')
@@ -312,14 +400,21 @@ class ExpCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class ExpXPKernel(Protocol[_XP]):
+    """The type of ``exp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _ExpKernels(KernelRegistrar):
-    """Typed registration of ``exp``'s impls: ``@exp.cpu`` / ``@exp.cuda``."""
+    """Typed registration of ``exp``'s impls: ``@exp.cpu`` / ``@exp.cuda`` / ``@exp.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: ExpCPUKernel[_CPU0]) -> ExpCPUKernel[_CPU0]: ...
         def cuda(self, fn: ExpCUDAKernel[_CUDA0]) -> ExpCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: ExpXPKernel[_XP]) -> ExpXPKernel[_XP]: ...
 
 
 exp = _ExpKernels('exp')
@@ -337,14 +432,21 @@ class LogCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class LogXPKernel(Protocol[_XP]):
+    """The type of ``log``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _LogKernels(KernelRegistrar):
-    """Typed registration of ``log``'s impls: ``@log.cpu`` / ``@log.cuda``."""
+    """Typed registration of ``log``'s impls: ``@log.cpu`` / ``@log.cuda`` / ``@log.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: LogCPUKernel[_CPU0]) -> LogCPUKernel[_CPU0]: ...
         def cuda(self, fn: LogCUDAKernel[_CUDA0]) -> LogCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: LogXPKernel[_XP]) -> LogXPKernel[_XP]: ...
 
 
 log = _LogKernels('log')
@@ -362,14 +464,21 @@ class SqrtCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class SqrtXPKernel(Protocol[_XP]):
+    """The type of ``sqrt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _SqrtKernels(KernelRegistrar):
-    """Typed registration of ``sqrt``'s impls: ``@sqrt.cpu`` / ``@sqrt.cuda``."""
+    """Typed registration of ``sqrt``'s impls: ``@sqrt.cpu`` / ``@sqrt.cuda`` / ``@sqrt.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: SqrtCPUKernel[_CPU0]) -> SqrtCPUKernel[_CPU0]: ...
         def cuda(self, fn: SqrtCUDAKernel[_CUDA0]) -> SqrtCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: SqrtXPKernel[_XP]) -> SqrtXPKernel[_XP]: ...
 
 
 sqrt = _SqrtKernels('sqrt')
@@ -387,14 +496,21 @@ class SinCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class SinXPKernel(Protocol[_XP]):
+    """The type of ``sin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _SinKernels(KernelRegistrar):
-    """Typed registration of ``sin``'s impls: ``@sin.cpu`` / ``@sin.cuda``."""
+    """Typed registration of ``sin``'s impls: ``@sin.cpu`` / ``@sin.cuda`` / ``@sin.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: SinCPUKernel[_CPU0]) -> SinCPUKernel[_CPU0]: ...
         def cuda(self, fn: SinCUDAKernel[_CUDA0]) -> SinCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: SinXPKernel[_XP]) -> SinXPKernel[_XP]: ...
 
 
 sin = _SinKernels('sin')
@@ -412,14 +528,21 @@ class CosCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class CosXPKernel(Protocol[_XP]):
+    """The type of ``cos``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _CosKernels(KernelRegistrar):
-    """Typed registration of ``cos``'s impls: ``@cos.cpu`` / ``@cos.cuda``."""
+    """Typed registration of ``cos``'s impls: ``@cos.cpu`` / ``@cos.cuda`` / ``@cos.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: CosCPUKernel[_CPU0]) -> CosCPUKernel[_CPU0]: ...
         def cuda(self, fn: CosCUDAKernel[_CUDA0]) -> CosCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: CosXPKernel[_XP]) -> CosXPKernel[_XP]: ...
 
 
 cos = _CosKernels('cos')
@@ -437,14 +560,21 @@ class TanhCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class TanhXPKernel(Protocol[_XP]):
+    """The type of ``tanh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _TanhKernels(KernelRegistrar):
-    """Typed registration of ``tanh``'s impls: ``@tanh.cpu`` / ``@tanh.cuda``."""
+    """Typed registration of ``tanh``'s impls: ``@tanh.cpu`` / ``@tanh.cuda`` / ``@tanh.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: TanhCPUKernel[_CPU0]) -> TanhCPUKernel[_CPU0]: ...
         def cuda(self, fn: TanhCUDAKernel[_CUDA0]) -> TanhCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: TanhXPKernel[_XP]) -> TanhXPKernel[_XP]: ...
 
 
 tanh = _TanhKernels('tanh')
@@ -462,14 +592,21 @@ class SigmoidCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class SigmoidXPKernel(Protocol[_XP]):
+    """The type of ``sigmoid``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _SigmoidKernels(KernelRegistrar):
-    """Typed registration of ``sigmoid``'s impls: ``@sigmoid.cpu`` / ``@sigmoid.cuda``."""
+    """Typed registration of ``sigmoid``'s impls: ``@sigmoid.cpu`` / ``@sigmoid.cuda`` / ``@sigmoid.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: SigmoidCPUKernel[_CPU0]) -> SigmoidCPUKernel[_CPU0]: ...
         def cuda(self, fn: SigmoidCUDAKernel[_CUDA0]) -> SigmoidCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: SigmoidXPKernel[_XP]) -> SigmoidXPKernel[_XP]: ...
 
 
 sigmoid = _SigmoidKernels('sigmoid')
@@ -487,14 +624,25 @@ class MaximumCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class MaximumXPKernel(Protocol):
+    """The type of ``maximum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _MaximumKernels(KernelRegistrar):
-    """Typed registration of ``maximum``'s impls: ``@maximum.cpu`` / ``@maximum.cuda``."""
+    """Typed registration of ``maximum``'s impls: ``@maximum.cpu`` / ``@maximum.cuda`` / ``@maximum.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: MaximumCPUKernel) -> MaximumCPUKernel: ...
         def cuda(self, fn: MaximumCUDAKernel) -> MaximumCUDAKernel: ...
+        def xp(self, fn: MaximumXPKernel) -> MaximumXPKernel: ...
 
 
 maximum = _MaximumKernels('maximum')
@@ -512,14 +660,25 @@ class MinimumCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class MinimumXPKernel(Protocol):
+    """The type of ``minimum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _MinimumKernels(KernelRegistrar):
-    """Typed registration of ``minimum``'s impls: ``@minimum.cpu`` / ``@minimum.cuda``."""
+    """Typed registration of ``minimum``'s impls: ``@minimum.cpu`` / ``@minimum.cuda`` / ``@minimum.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: MinimumCPUKernel) -> MinimumCPUKernel: ...
         def cuda(self, fn: MinimumCUDAKernel) -> MinimumCUDAKernel: ...
+        def xp(self, fn: MinimumXPKernel) -> MinimumXPKernel: ...
 
 
 minimum = _MinimumKernels('minimum')
@@ -537,14 +696,25 @@ class ClampCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, min: CUDATensor | Scalar | None, max: CUDATensor | Scalar | None, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class ClampXPKernel(Protocol):
+    """The type of ``clamp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor, min: CPUTensor | Scalar | None, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor, min: CUDATensor | Scalar | None, max: CUDATensor | Scalar | None, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _ClampKernels(KernelRegistrar):
-    """Typed registration of ``clamp``'s impls: ``@clamp.cpu`` / ``@clamp.cuda``."""
+    """Typed registration of ``clamp``'s impls: ``@clamp.cpu`` / ``@clamp.cuda`` / ``@clamp.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: ClampCPUKernel[_CPU0]) -> ClampCPUKernel[_CPU0]: ...
         def cuda(self, fn: ClampCUDAKernel[_CUDA0]) -> ClampCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: ClampXPKernel) -> ClampXPKernel: ...
 
 
 clamp = _ClampKernels('clamp')
@@ -562,14 +732,25 @@ class WhereCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, condition: _CUDA0, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class WhereXPKernel(Protocol):
+    """The type of ``where``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, condition: CPUTensor, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, condition: CUDATensor, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _WhereKernels(KernelRegistrar):
-    """Typed registration of ``where``'s impls: ``@where.cpu`` / ``@where.cuda``."""
+    """Typed registration of ``where``'s impls: ``@where.cpu`` / ``@where.cuda`` / ``@where.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: WhereCPUKernel[_CPU0]) -> WhereCPUKernel[_CPU0]: ...
         def cuda(self, fn: WhereCUDAKernel[_CUDA0]) -> WhereCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: WhereXPKernel) -> WhereXPKernel: ...
 
 
 where = _WhereKernels('where')
@@ -587,14 +768,25 @@ class EqCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class EqXPKernel(Protocol):
+    """The type of ``eq``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _EqKernels(KernelRegistrar):
-    """Typed registration of ``eq``'s impls: ``@eq.cpu`` / ``@eq.cuda``."""
+    """Typed registration of ``eq``'s impls: ``@eq.cpu`` / ``@eq.cuda`` / ``@eq.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: EqCPUKernel) -> EqCPUKernel: ...
         def cuda(self, fn: EqCUDAKernel) -> EqCUDAKernel: ...
+        def xp(self, fn: EqXPKernel) -> EqXPKernel: ...
 
 
 eq = _EqKernels('eq')
@@ -612,14 +804,25 @@ class NeCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class NeXPKernel(Protocol):
+    """The type of ``ne``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _NeKernels(KernelRegistrar):
-    """Typed registration of ``ne``'s impls: ``@ne.cpu`` / ``@ne.cuda``."""
+    """Typed registration of ``ne``'s impls: ``@ne.cpu`` / ``@ne.cuda`` / ``@ne.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: NeCPUKernel) -> NeCPUKernel: ...
         def cuda(self, fn: NeCUDAKernel) -> NeCUDAKernel: ...
+        def xp(self, fn: NeXPKernel) -> NeXPKernel: ...
 
 
 ne = _NeKernels('ne')
@@ -637,14 +840,25 @@ class LtCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class LtXPKernel(Protocol):
+    """The type of ``lt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _LtKernels(KernelRegistrar):
-    """Typed registration of ``lt``'s impls: ``@lt.cpu`` / ``@lt.cuda``."""
+    """Typed registration of ``lt``'s impls: ``@lt.cpu`` / ``@lt.cuda`` / ``@lt.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: LtCPUKernel) -> LtCPUKernel: ...
         def cuda(self, fn: LtCUDAKernel) -> LtCUDAKernel: ...
+        def xp(self, fn: LtXPKernel) -> LtXPKernel: ...
 
 
 lt = _LtKernels('lt')
@@ -662,14 +876,25 @@ class LeCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class LeXPKernel(Protocol):
+    """The type of ``le``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _LeKernels(KernelRegistrar):
-    """Typed registration of ``le``'s impls: ``@le.cpu`` / ``@le.cuda``."""
+    """Typed registration of ``le``'s impls: ``@le.cpu`` / ``@le.cuda`` / ``@le.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: LeCPUKernel) -> LeCPUKernel: ...
         def cuda(self, fn: LeCUDAKernel) -> LeCUDAKernel: ...
+        def xp(self, fn: LeXPKernel) -> LeXPKernel: ...
 
 
 le = _LeKernels('le')
@@ -687,14 +912,25 @@ class GtCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class GtXPKernel(Protocol):
+    """The type of ``gt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _GtKernels(KernelRegistrar):
-    """Typed registration of ``gt``'s impls: ``@gt.cpu`` / ``@gt.cuda``."""
+    """Typed registration of ``gt``'s impls: ``@gt.cpu`` / ``@gt.cuda`` / ``@gt.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: GtCPUKernel) -> GtCPUKernel: ...
         def cuda(self, fn: GtCUDAKernel) -> GtCUDAKernel: ...
+        def xp(self, fn: GtXPKernel) -> GtXPKernel: ...
 
 
 gt = _GtKernels('gt')
@@ -712,14 +948,25 @@ class GeCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class GeXPKernel(Protocol):
+    """The type of ``ge``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _GeKernels(KernelRegistrar):
-    """Typed registration of ``ge``'s impls: ``@ge.cpu`` / ``@ge.cuda``."""
+    """Typed registration of ``ge``'s impls: ``@ge.cpu`` / ``@ge.cuda`` / ``@ge.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: GeCPUKernel) -> GeCPUKernel: ...
         def cuda(self, fn: GeCUDAKernel) -> GeCUDAKernel: ...
+        def xp(self, fn: GeXPKernel) -> GeXPKernel: ...
 
 
 ge = _GeKernels('ge')
@@ -737,14 +984,25 @@ class LogicalAndCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class LogicalAndXPKernel(Protocol):
+    """The type of ``logical_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _LogicalAndKernels(KernelRegistrar):
-    """Typed registration of ``logical_and``'s impls: ``@logical_and.cpu`` / ``@logical_and.cuda``."""
+    """Typed registration of ``logical_and``'s impls: ``@logical_and.cpu`` / ``@logical_and.cuda`` / ``@logical_and.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: LogicalAndCPUKernel) -> LogicalAndCPUKernel: ...
         def cuda(self, fn: LogicalAndCUDAKernel) -> LogicalAndCUDAKernel: ...
+        def xp(self, fn: LogicalAndXPKernel) -> LogicalAndXPKernel: ...
 
 
 logical_and = _LogicalAndKernels('logical_and')
@@ -762,14 +1020,25 @@ class LogicalOrCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class LogicalOrXPKernel(Protocol):
+    """The type of ``logical_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _LogicalOrKernels(KernelRegistrar):
-    """Typed registration of ``logical_or``'s impls: ``@logical_or.cpu`` / ``@logical_or.cuda``."""
+    """Typed registration of ``logical_or``'s impls: ``@logical_or.cpu`` / ``@logical_or.cuda`` / ``@logical_or.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: LogicalOrCPUKernel) -> LogicalOrCPUKernel: ...
         def cuda(self, fn: LogicalOrCUDAKernel) -> LogicalOrCUDAKernel: ...
+        def xp(self, fn: LogicalOrXPKernel) -> LogicalOrXPKernel: ...
 
 
 logical_or = _LogicalOrKernels('logical_or')
@@ -787,14 +1056,25 @@ class LogicalXorCUDAKernel(Protocol):
     def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class LogicalXorXPKernel(Protocol):
+    """The type of ``logical_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+    @overload
+    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
 class _LogicalXorKernels(KernelRegistrar):
-    """Typed registration of ``logical_xor``'s impls: ``@logical_xor.cpu`` / ``@logical_xor.cuda``."""
+    """Typed registration of ``logical_xor``'s impls: ``@logical_xor.cpu`` / ``@logical_xor.cuda`` / ``@logical_xor.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: LogicalXorCPUKernel) -> LogicalXorCPUKernel: ...
         def cuda(self, fn: LogicalXorCUDAKernel) -> LogicalXorCUDAKernel: ...
+        def xp(self, fn: LogicalXorXPKernel) -> LogicalXorXPKernel: ...
 
 
 logical_xor = _LogicalXorKernels('logical_xor')
@@ -812,14 +1092,21 @@ class LogicalNotCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class LogicalNotXPKernel(Protocol[_XP]):
+    """The type of ``logical_not``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _LogicalNotKernels(KernelRegistrar):
-    """Typed registration of ``logical_not``'s impls: ``@logical_not.cpu`` / ``@logical_not.cuda``."""
+    """Typed registration of ``logical_not``'s impls: ``@logical_not.cpu`` / ``@logical_not.cuda`` / ``@logical_not.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: LogicalNotCPUKernel[_CPU0]) -> LogicalNotCPUKernel[_CPU0]: ...
         def cuda(self, fn: LogicalNotCUDAKernel[_CUDA0]) -> LogicalNotCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: LogicalNotXPKernel[_XP]) -> LogicalNotXPKernel[_XP]: ...
 
 
 logical_not = _LogicalNotKernels('logical_not')
@@ -837,14 +1124,21 @@ class MatmulCUDAKernel(Protocol[_CUDA0, _CUDA1]):
     def __call__(_k, self: _CUDA0, other: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class MatmulXPKernel(Protocol[_XP]):
+    """The type of ``matmul``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, other: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _MatmulKernels(KernelRegistrar):
-    """Typed registration of ``matmul``'s impls: ``@matmul.cpu`` / ``@matmul.cuda``."""
+    """Typed registration of ``matmul``'s impls: ``@matmul.cpu`` / ``@matmul.cuda`` / ``@matmul.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: MatmulCPUKernel[_CPU0, _CPU1]) -> MatmulCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: MatmulCUDAKernel[_CUDA0, _CUDA1]) -> MatmulCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: MatmulXPKernel[_XP]) -> MatmulXPKernel[_XP]: ...
 
 
 matmul = _MatmulKernels('matmul')
@@ -862,14 +1156,21 @@ class MmCUDAKernel(Protocol[_CUDA0, _CUDA1]):
     def __call__(_k, self: _CUDA0, mat2: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class MmXPKernel(Protocol[_XP]):
+    """The type of ``mm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, mat2: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _MmKernels(KernelRegistrar):
-    """Typed registration of ``mm``'s impls: ``@mm.cpu`` / ``@mm.cuda``."""
+    """Typed registration of ``mm``'s impls: ``@mm.cpu`` / ``@mm.cuda`` / ``@mm.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: MmCPUKernel[_CPU0, _CPU1]) -> MmCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: MmCUDAKernel[_CUDA0, _CUDA1]) -> MmCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: MmXPKernel[_XP]) -> MmXPKernel[_XP]: ...
 
 
 mm = _MmKernels('mm')
@@ -887,14 +1188,21 @@ class BmmCUDAKernel(Protocol[_CUDA0, _CUDA1]):
     def __call__(_k, self: _CUDA0, mat2: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class BmmXPKernel(Protocol[_XP]):
+    """The type of ``bmm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, mat2: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _BmmKernels(KernelRegistrar):
-    """Typed registration of ``bmm``'s impls: ``@bmm.cpu`` / ``@bmm.cuda``."""
+    """Typed registration of ``bmm``'s impls: ``@bmm.cpu`` / ``@bmm.cuda`` / ``@bmm.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: BmmCPUKernel[_CPU0, _CPU1]) -> BmmCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: BmmCUDAKernel[_CUDA0, _CUDA1]) -> BmmCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: BmmXPKernel[_XP]) -> BmmXPKernel[_XP]: ...
 
 
 bmm = _BmmKernels('bmm')
@@ -912,14 +1220,21 @@ class DotCUDAKernel(Protocol[_CUDA0, _CUDA1]):
     def __call__(_k, self: _CUDA0, other: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class DotXPKernel(Protocol[_XP]):
+    """The type of ``dot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, other: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _DotKernels(KernelRegistrar):
-    """Typed registration of ``dot``'s impls: ``@dot.cpu`` / ``@dot.cuda``."""
+    """Typed registration of ``dot``'s impls: ``@dot.cpu`` / ``@dot.cuda`` / ``@dot.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: DotCPUKernel[_CPU0, _CPU1]) -> DotCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: DotCUDAKernel[_CUDA0, _CUDA1]) -> DotCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: DotXPKernel[_XP]) -> DotXPKernel[_XP]: ...
 
 
 dot = _DotKernels('dot')
@@ -937,14 +1252,21 @@ class OuterCUDAKernel(Protocol[_CUDA0, _CUDA1]):
     def __call__(_k, self: _CUDA0, vec2: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class OuterXPKernel(Protocol[_XP]):
+    """The type of ``outer``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, vec2: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _OuterKernels(KernelRegistrar):
-    """Typed registration of ``outer``'s impls: ``@outer.cpu`` / ``@outer.cuda``."""
+    """Typed registration of ``outer``'s impls: ``@outer.cpu`` / ``@outer.cuda`` / ``@outer.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: OuterCPUKernel[_CPU0, _CPU1]) -> OuterCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: OuterCUDAKernel[_CUDA0, _CUDA1]) -> OuterCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: OuterXPKernel[_XP]) -> OuterXPKernel[_XP]: ...
 
 
 outer = _OuterKernels('outer')
@@ -962,14 +1284,21 @@ class AddmmCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
     def __call__(_k, self: _CUDA0, mat1: _CUDA1, mat2: _CUDA2, *, beta: Scalar, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class AddmmXPKernel(Protocol[_XP]):
+    """The type of ``addmm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, mat1: _XP, mat2: _XP, *, beta: Scalar, alpha: Scalar, out: ConstOut[_XP]) -> None: ...
+
+
 class _AddmmKernels(KernelRegistrar):
-    """Typed registration of ``addmm``'s impls: ``@addmm.cpu`` / ``@addmm.cuda``."""
+    """Typed registration of ``addmm``'s impls: ``@addmm.cpu`` / ``@addmm.cuda`` / ``@addmm.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: AddmmCPUKernel[_CPU0, _CPU1, _CPU2]) -> AddmmCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: AddmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> AddmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: AddmmXPKernel[_XP]) -> AddmmXPKernel[_XP]: ...
 
 
 addmm = _AddmmKernels('addmm')
@@ -978,23 +1307,30 @@ addmm = _AddmmKernels('addmm')
 class SumCPUKernel(Protocol[_CPU0]):
     """The type of ``sum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class SumCUDAKernel(Protocol[_CUDA0]):
     """The type of ``sum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class SumXPKernel(Protocol[_XP]):
+    """The type of ``sum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _SumKernels(KernelRegistrar):
-    """Typed registration of ``sum``'s impls: ``@sum.cpu`` / ``@sum.cuda``."""
+    """Typed registration of ``sum``'s impls: ``@sum.cpu`` / ``@sum.cuda`` / ``@sum.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: SumCPUKernel[_CPU0]) -> SumCPUKernel[_CPU0]: ...
         def cuda(self, fn: SumCUDAKernel[_CUDA0]) -> SumCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: SumXPKernel[_XP]) -> SumXPKernel[_XP]: ...
 
 
 sum = _SumKernels('sum')
@@ -1003,73 +1339,62 @@ sum = _SumKernels('sum')
 class ProdCPUKernel(Protocol[_CPU0]):
     """The type of ``prod``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class ProdCUDAKernel(Protocol[_CUDA0]):
     """The type of ``prod``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class ProdXPKernel(Protocol[_XP]):
+    """The type of ``prod``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _ProdKernels(KernelRegistrar):
-    """Typed registration of ``prod``'s impls: ``@prod.cpu`` / ``@prod.cuda``."""
+    """Typed registration of ``prod``'s impls: ``@prod.cpu`` / ``@prod.cuda`` / ``@prod.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: ProdCPUKernel[_CPU0]) -> ProdCPUKernel[_CPU0]: ...
         def cuda(self, fn: ProdCUDAKernel[_CUDA0]) -> ProdCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: ProdXPKernel[_XP]) -> ProdXPKernel[_XP]: ...
 
 
 prod = _ProdKernels('prod')
 
 
-class MeanCPUKernel(Protocol[_CPU0]):
-    """The type of ``mean``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class MeanCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``mean``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[CUDATensor]) -> None: ...
-
-
-class _MeanKernels(KernelRegistrar):
-    """Typed registration of ``mean``'s impls: ``@mean.cpu`` / ``@mean.cuda``."""
-
-    __slots__ = ()
-
-    if TYPE_CHECKING:
-        def cpu(self, fn: MeanCPUKernel[_CPU0]) -> MeanCPUKernel[_CPU0]: ...
-        def cuda(self, fn: MeanCUDAKernel[_CUDA0]) -> MeanCUDAKernel[_CUDA0]: ...
-
-
-mean = _MeanKernels('mean')
-
-
 class AmaxCPUKernel(Protocol[_CPU0]):
     """The type of ``amax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class AmaxCUDAKernel(Protocol[_CUDA0]):
     """The type of ``amax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class AmaxXPKernel(Protocol[_XP]):
+    """The type of ``amax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _AmaxKernels(KernelRegistrar):
-    """Typed registration of ``amax``'s impls: ``@amax.cpu`` / ``@amax.cuda``."""
+    """Typed registration of ``amax``'s impls: ``@amax.cpu`` / ``@amax.cuda`` / ``@amax.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: AmaxCPUKernel[_CPU0]) -> AmaxCPUKernel[_CPU0]: ...
         def cuda(self, fn: AmaxCUDAKernel[_CUDA0]) -> AmaxCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: AmaxXPKernel[_XP]) -> AmaxXPKernel[_XP]: ...
 
 
 amax = _AmaxKernels('amax')
@@ -1078,23 +1403,30 @@ amax = _AmaxKernels('amax')
 class AminCPUKernel(Protocol[_CPU0]):
     """The type of ``amin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class AminCUDAKernel(Protocol[_CUDA0]):
     """The type of ``amin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class AminXPKernel(Protocol[_XP]):
+    """The type of ``amin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _AminKernels(KernelRegistrar):
-    """Typed registration of ``amin``'s impls: ``@amin.cpu`` / ``@amin.cuda``."""
+    """Typed registration of ``amin``'s impls: ``@amin.cpu`` / ``@amin.cuda`` / ``@amin.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: AminCPUKernel[_CPU0]) -> AminCPUKernel[_CPU0]: ...
         def cuda(self, fn: AminCUDAKernel[_CUDA0]) -> AminCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: AminXPKernel[_XP]) -> AminXPKernel[_XP]: ...
 
 
 amin = _AminKernels('amin')
@@ -1103,23 +1435,30 @@ amin = _AminKernels('amin')
 class ArgmaxCPUKernel(Protocol[_CPU0]):
     """The type of ``argmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class ArgmaxCUDAKernel(Protocol[_CUDA0]):
     """The type of ``argmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class ArgmaxXPKernel(Protocol[_XP]):
+    """The type of ``argmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _ArgmaxKernels(KernelRegistrar):
-    """Typed registration of ``argmax``'s impls: ``@argmax.cpu`` / ``@argmax.cuda``."""
+    """Typed registration of ``argmax``'s impls: ``@argmax.cpu`` / ``@argmax.cuda`` / ``@argmax.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: ArgmaxCPUKernel[_CPU0]) -> ArgmaxCPUKernel[_CPU0]: ...
         def cuda(self, fn: ArgmaxCUDAKernel[_CUDA0]) -> ArgmaxCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: ArgmaxXPKernel[_XP]) -> ArgmaxXPKernel[_XP]: ...
 
 
 argmax = _ArgmaxKernels('argmax')
@@ -1128,123 +1467,62 @@ argmax = _ArgmaxKernels('argmax')
 class ArgminCPUKernel(Protocol[_CPU0]):
     """The type of ``argmin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class ArgminCUDAKernel(Protocol[_CUDA0]):
     """The type of ``argmin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class ArgminXPKernel(Protocol[_XP]):
+    """The type of ``argmin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _ArgminKernels(KernelRegistrar):
-    """Typed registration of ``argmin``'s impls: ``@argmin.cpu`` / ``@argmin.cuda``."""
+    """Typed registration of ``argmin``'s impls: ``@argmin.cpu`` / ``@argmin.cuda`` / ``@argmin.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: ArgminCPUKernel[_CPU0]) -> ArgminCPUKernel[_CPU0]: ...
         def cuda(self, fn: ArgminCUDAKernel[_CUDA0]) -> ArgminCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: ArgminXPKernel[_XP]) -> ArgminXPKernel[_XP]: ...
 
 
 argmin = _ArgminKernels('argmin')
 
 
-class VarCPUKernel(Protocol[_CPU0]):
-    """The type of ``var``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class VarCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``var``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, out: ConstOut[CUDATensor]) -> None: ...
-
-
-class _VarKernels(KernelRegistrar):
-    """Typed registration of ``var``'s impls: ``@var.cpu`` / ``@var.cuda``."""
-
-    __slots__ = ()
-
-    if TYPE_CHECKING:
-        def cpu(self, fn: VarCPUKernel[_CPU0]) -> VarCPUKernel[_CPU0]: ...
-        def cuda(self, fn: VarCUDAKernel[_CUDA0]) -> VarCUDAKernel[_CUDA0]: ...
-
-
-var = _VarKernels('var')
-
-
-class StdCPUKernel(Protocol[_CPU0]):
-    """The type of ``std``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class StdCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``std``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, out: ConstOut[CUDATensor]) -> None: ...
-
-
-class _StdKernels(KernelRegistrar):
-    """Typed registration of ``std``'s impls: ``@std.cpu`` / ``@std.cuda``."""
-
-    __slots__ = ()
-
-    if TYPE_CHECKING:
-        def cpu(self, fn: StdCPUKernel[_CPU0]) -> StdCPUKernel[_CPU0]: ...
-        def cuda(self, fn: StdCUDAKernel[_CUDA0]) -> StdCUDAKernel[_CUDA0]: ...
-
-
-std = _StdKernels('std')
-
-
-class LogsumexpCPUKernel(Protocol[_CPU0]):
-    """The type of ``logsumexp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class LogsumexpCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``logsumexp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-class _LogsumexpKernels(KernelRegistrar):
-    """Typed registration of ``logsumexp``'s impls: ``@logsumexp.cpu`` / ``@logsumexp.cuda``."""
-
-    __slots__ = ()
-
-    if TYPE_CHECKING:
-        def cpu(self, fn: LogsumexpCPUKernel[_CPU0]) -> LogsumexpCPUKernel[_CPU0]: ...
-        def cuda(self, fn: LogsumexpCUDAKernel[_CUDA0]) -> LogsumexpCUDAKernel[_CUDA0]: ...
-
-
-logsumexp = _LogsumexpKernels('logsumexp')
-
-
 class AllCPUKernel(Protocol[_CPU0]):
     """The type of ``all``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class AllCUDAKernel(Protocol[_CUDA0]):
     """The type of ``all``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class AllXPKernel(Protocol[_XP]):
+    """The type of ``all``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _AllKernels(KernelRegistrar):
-    """Typed registration of ``all``'s impls: ``@all.cpu`` / ``@all.cuda``."""
+    """Typed registration of ``all``'s impls: ``@all.cpu`` / ``@all.cuda`` / ``@all.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: AllCPUKernel[_CPU0]) -> AllCPUKernel[_CPU0]: ...
         def cuda(self, fn: AllCUDAKernel[_CUDA0]) -> AllCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: AllXPKernel[_XP]) -> AllXPKernel[_XP]: ...
 
 
 all = _AllKernels('all')
@@ -1253,48 +1531,190 @@ all = _AllKernels('all')
 class AnyCPUKernel(Protocol[_CPU0]):
     """The type of ``any``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class AnyCUDAKernel(Protocol[_CUDA0]):
     """The type of ``any``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class AnyXPKernel(Protocol[_XP]):
+    """The type of ``any``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _AnyKernels(KernelRegistrar):
-    """Typed registration of ``any``'s impls: ``@any.cpu`` / ``@any.cuda``."""
+    """Typed registration of ``any``'s impls: ``@any.cpu`` / ``@any.cuda`` / ``@any.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: AnyCPUKernel[_CPU0]) -> AnyCPUKernel[_CPU0]: ...
         def cuda(self, fn: AnyCUDAKernel[_CUDA0]) -> AnyCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: AnyXPKernel[_XP]) -> AnyXPKernel[_XP]: ...
 
 
 any = _AnyKernels('any')
 
 
+class MeanCPUKernel(Protocol[_CPU0]):
+    """The type of ``mean``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+
+
+class MeanCUDAKernel(Protocol[_CUDA0]):
+    """The type of ``mean``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class MeanXPKernel(Protocol[_XP]):
+    """The type of ``mean``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+
+
+class _MeanKernels(KernelRegistrar):
+    """Typed registration of ``mean``'s impls: ``@mean.cpu`` / ``@mean.cuda`` / ``@mean.xp``."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        def cpu(self, fn: MeanCPUKernel[_CPU0]) -> MeanCPUKernel[_CPU0]: ...
+        def cuda(self, fn: MeanCUDAKernel[_CUDA0]) -> MeanCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: MeanXPKernel[_XP]) -> MeanXPKernel[_XP]: ...
+
+
+mean = _MeanKernels('mean')
+
+
+class VarCPUKernel(Protocol[_CPU0]):
+    """The type of ``var``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+
+
+class VarCUDAKernel(Protocol[_CUDA0]):
+    """The type of ``var``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class VarXPKernel(Protocol[_XP]):
+    """The type of ``var``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+
+
+class _VarKernels(KernelRegistrar):
+    """Typed registration of ``var``'s impls: ``@var.cpu`` / ``@var.cuda`` / ``@var.xp``."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        def cpu(self, fn: VarCPUKernel[_CPU0]) -> VarCPUKernel[_CPU0]: ...
+        def cuda(self, fn: VarCUDAKernel[_CUDA0]) -> VarCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: VarXPKernel[_XP]) -> VarXPKernel[_XP]: ...
+
+
+var = _VarKernels('var')
+
+
+class StdCPUKernel(Protocol[_CPU0]):
+    """The type of ``std``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+
+
+class StdCUDAKernel(Protocol[_CUDA0]):
+    """The type of ``std``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class StdXPKernel(Protocol[_XP]):
+    """The type of ``std``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+
+
+class _StdKernels(KernelRegistrar):
+    """Typed registration of ``std``'s impls: ``@std.cpu`` / ``@std.cuda`` / ``@std.xp``."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        def cpu(self, fn: StdCPUKernel[_CPU0]) -> StdCPUKernel[_CPU0]: ...
+        def cuda(self, fn: StdCUDAKernel[_CUDA0]) -> StdCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: StdXPKernel[_XP]) -> StdXPKernel[_XP]: ...
+
+
+std = _StdKernels('std')
+
+
+class LogsumexpCPUKernel(Protocol[_CPU0]):
+    """The type of ``logsumexp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+
+
+class LogsumexpCUDAKernel(Protocol[_CUDA0]):
+    """The type of ``logsumexp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class LogsumexpXPKernel(Protocol[_XP]):
+    """The type of ``logsumexp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+
+
+class _LogsumexpKernels(KernelRegistrar):
+    """Typed registration of ``logsumexp``'s impls: ``@logsumexp.cpu`` / ``@logsumexp.cuda`` / ``@logsumexp.xp``."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        def cpu(self, fn: LogsumexpCPUKernel[_CPU0]) -> LogsumexpCPUKernel[_CPU0]: ...
+        def cuda(self, fn: LogsumexpCUDAKernel[_CUDA0]) -> LogsumexpCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: LogsumexpXPKernel[_XP]) -> LogsumexpXPKernel[_XP]: ...
+
+
+logsumexp = _LogsumexpKernels('logsumexp')
+
+
 class SoftmaxCPUKernel(Protocol[_CPU0]):
     """The type of ``softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class SoftmaxCUDAKernel(Protocol[_CUDA0]):
     """The type of ``softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class SoftmaxXPKernel(Protocol[_XP]):
+    """The type of ``softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _SoftmaxKernels(KernelRegistrar):
-    """Typed registration of ``softmax``'s impls: ``@softmax.cpu`` / ``@softmax.cuda``."""
+    """Typed registration of ``softmax``'s impls: ``@softmax.cpu`` / ``@softmax.cuda`` / ``@softmax.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: SoftmaxCPUKernel[_CPU0]) -> SoftmaxCPUKernel[_CPU0]: ...
         def cuda(self, fn: SoftmaxCUDAKernel[_CUDA0]) -> SoftmaxCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: SoftmaxXPKernel[_XP]) -> SoftmaxXPKernel[_XP]: ...
 
 
 softmax = _SoftmaxKernels('softmax')
@@ -1303,23 +1723,30 @@ softmax = _SoftmaxKernels('softmax')
 class LogSoftmaxCPUKernel(Protocol[_CPU0]):
     """The type of ``log_softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int, *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
 class LogSoftmaxCUDAKernel(Protocol[_CUDA0]):
     """The type of ``log_softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dim: int, *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CUDATensor]) -> None: ...
+
+
+class LogSoftmaxXPKernel(Protocol[_XP]):
+    """The type of ``log_softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
 
 
 class _LogSoftmaxKernels(KernelRegistrar):
-    """Typed registration of ``log_softmax``'s impls: ``@log_softmax.cpu`` / ``@log_softmax.cuda``."""
+    """Typed registration of ``log_softmax``'s impls: ``@log_softmax.cpu`` / ``@log_softmax.cuda`` / ``@log_softmax.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: LogSoftmaxCPUKernel[_CPU0]) -> LogSoftmaxCPUKernel[_CPU0]: ...
         def cuda(self, fn: LogSoftmaxCUDAKernel[_CUDA0]) -> LogSoftmaxCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: LogSoftmaxXPKernel[_XP]) -> LogSoftmaxXPKernel[_XP]: ...
 
 
 log_softmax = _LogSoftmaxKernels('log_softmax')
@@ -1337,14 +1764,21 @@ class ReluCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class ReluXPKernel(Protocol[_XP]):
+    """The type of ``relu``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _ReluKernels(KernelRegistrar):
-    """Typed registration of ``relu``'s impls: ``@relu.cpu`` / ``@relu.cuda``."""
+    """Typed registration of ``relu``'s impls: ``@relu.cpu`` / ``@relu.cuda`` / ``@relu.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: ReluCPUKernel[_CPU0]) -> ReluCPUKernel[_CPU0]: ...
         def cuda(self, fn: ReluCUDAKernel[_CUDA0]) -> ReluCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: ReluXPKernel[_XP]) -> ReluXPKernel[_XP]: ...
 
 
 relu = _ReluKernels('relu')
@@ -1362,14 +1796,21 @@ class OneHotCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, num_classes: int, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class OneHotXPKernel(Protocol[_XP]):
+    """The type of ``one_hot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, num_classes: int, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _OneHotKernels(KernelRegistrar):
-    """Typed registration of ``one_hot``'s impls: ``@one_hot.cpu`` / ``@one_hot.cuda``."""
+    """Typed registration of ``one_hot``'s impls: ``@one_hot.cpu`` / ``@one_hot.cuda`` / ``@one_hot.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: OneHotCPUKernel[_CPU0]) -> OneHotCPUKernel[_CPU0]: ...
         def cuda(self, fn: OneHotCUDAKernel[_CUDA0]) -> OneHotCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: OneHotXPKernel[_XP]) -> OneHotXPKernel[_XP]: ...
 
 
 one_hot = _OneHotKernels('one_hot')
@@ -1387,14 +1828,21 @@ class CrossEntropyCUDAKernel(Protocol[_CUDA0, _CUDA1]):
     def __call__(_k, input: _CUDA0, target: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class CrossEntropyXPKernel(Protocol[_XP]):
+    """The type of ``cross_entropy``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, input: _XP, target: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _CrossEntropyKernels(KernelRegistrar):
-    """Typed registration of ``cross_entropy``'s impls: ``@cross_entropy.cpu`` / ``@cross_entropy.cuda``."""
+    """Typed registration of ``cross_entropy``'s impls: ``@cross_entropy.cpu`` / ``@cross_entropy.cuda`` / ``@cross_entropy.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: CrossEntropyCPUKernel[_CPU0, _CPU1]) -> CrossEntropyCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CrossEntropyCUDAKernel[_CUDA0, _CUDA1]) -> CrossEntropyCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: CrossEntropyXPKernel[_XP]) -> CrossEntropyXPKernel[_XP]: ...
 
 
 cross_entropy = _CrossEntropyKernels('cross_entropy')
@@ -1412,14 +1860,21 @@ class UpsampleNearest1dCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, output_size: int | None, scale_factor: float | None, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class UpsampleNearest1dXPKernel(Protocol[_XP]):
+    """The type of ``upsample_nearest1d``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, output_size: int | None, scale_factor: float | None, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _UpsampleNearest1dKernels(KernelRegistrar):
-    """Typed registration of ``upsample_nearest1d``'s impls: ``@upsample_nearest1d.cpu`` / ``@upsample_nearest1d.cuda``."""
+    """Typed registration of ``upsample_nearest1d``'s impls: ``@upsample_nearest1d.cpu`` / ``@upsample_nearest1d.cuda`` / ``@upsample_nearest1d.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: UpsampleNearest1dCPUKernel[_CPU0]) -> UpsampleNearest1dCPUKernel[_CPU0]: ...
         def cuda(self, fn: UpsampleNearest1dCUDAKernel[_CUDA0]) -> UpsampleNearest1dCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: UpsampleNearest1dXPKernel[_XP]) -> UpsampleNearest1dXPKernel[_XP]: ...
 
 
 upsample_nearest1d = _UpsampleNearest1dKernels('upsample_nearest1d')
@@ -1437,14 +1892,21 @@ class CloneCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class CloneXPKernel(Protocol[_XP]):
+    """The type of ``clone``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _CloneKernels(KernelRegistrar):
-    """Typed registration of ``clone``'s impls: ``@clone.cpu`` / ``@clone.cuda``."""
+    """Typed registration of ``clone``'s impls: ``@clone.cpu`` / ``@clone.cuda`` / ``@clone.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: CloneCPUKernel[_CPU0]) -> CloneCPUKernel[_CPU0]: ...
         def cuda(self, fn: CloneCUDAKernel[_CUDA0]) -> CloneCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: CloneXPKernel[_XP]) -> CloneXPKernel[_XP]: ...
 
 
 clone = _CloneKernels('clone')
@@ -1453,23 +1915,30 @@ clone = _CloneKernels('clone')
 class FlipCPUKernel(Protocol[_CPU0]):
     """The type of ``flip``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dims: int | Sequence[int], *, out: ConstOut[CPUTensor]) -> None: ...
+    def __call__(_k, self: _CPU0, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[CPUTensor]) -> None: ...
 
 
 class FlipCUDAKernel(Protocol[_CUDA0]):
     """The type of ``flip``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, self: _CUDA0, dims: int | Sequence[int], *, out: ConstOut[CUDATensor]) -> None: ...
+    def __call__(_k, self: _CUDA0, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[CUDATensor]) -> None: ...
+
+
+class FlipXPKernel(Protocol[_XP]):
+    """The type of ``flip``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[_XP]) -> None: ...
 
 
 class _FlipKernels(KernelRegistrar):
-    """Typed registration of ``flip``'s impls: ``@flip.cpu`` / ``@flip.cuda``."""
+    """Typed registration of ``flip``'s impls: ``@flip.cpu`` / ``@flip.cuda`` / ``@flip.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: FlipCPUKernel[_CPU0]) -> FlipCPUKernel[_CPU0]: ...
         def cuda(self, fn: FlipCUDAKernel[_CUDA0]) -> FlipCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: FlipXPKernel[_XP]) -> FlipXPKernel[_XP]: ...
 
 
 flip = _FlipKernels('flip')
@@ -1487,14 +1956,21 @@ class CatCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, tensors: Sequence[_CUDA0], dim: int, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class CatXPKernel(Protocol[_XP]):
+    """The type of ``cat``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, tensors: Sequence[_XP], dim: int, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _CatKernels(KernelRegistrar):
-    """Typed registration of ``cat``'s impls: ``@cat.cpu`` / ``@cat.cuda``."""
+    """Typed registration of ``cat``'s impls: ``@cat.cpu`` / ``@cat.cuda`` / ``@cat.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: CatCPUKernel[_CPU0]) -> CatCPUKernel[_CPU0]: ...
         def cuda(self, fn: CatCUDAKernel[_CUDA0]) -> CatCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: CatXPKernel[_XP]) -> CatXPKernel[_XP]: ...
 
 
 cat = _CatKernels('cat')
@@ -1512,14 +1988,21 @@ class StackCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, tensors: Sequence[_CUDA0], dim: int, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class StackXPKernel(Protocol[_XP]):
+    """The type of ``stack``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, tensors: Sequence[_XP], dim: int, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _StackKernels(KernelRegistrar):
-    """Typed registration of ``stack``'s impls: ``@stack.cpu`` / ``@stack.cuda``."""
+    """Typed registration of ``stack``'s impls: ``@stack.cpu`` / ``@stack.cuda`` / ``@stack.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: StackCPUKernel[_CPU0]) -> StackCPUKernel[_CPU0]: ...
         def cuda(self, fn: StackCUDAKernel[_CUDA0]) -> StackCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: StackXPKernel[_XP]) -> StackXPKernel[_XP]: ...
 
 
 stack = _StackKernels('stack')
@@ -1531,4 +2014,4 @@ if not TYPE_CHECKING:
         return KernelRegistrar(name)
 
 
-del DTypeLike, Literal, Tensor, TensorOrScalar  # names the copied annotations may use
+del DTypeLike, Literal, ModuleType, Tensor, TensorOrScalar  # names the copied annotations may use

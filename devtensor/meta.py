@@ -8,7 +8,11 @@ usual questions for elementwise ops from caches (one dict lookup after the first
   :func:`ufunc_meta` computes one for any number of arguments; all take the result dtype from NumPy's own type
   resolution for the ufunc (``ufunc.resolve_dtypes``), with Python scalars weak as NEP 50 says, and checks that
   Python ints fit the integer dtype they are used with (NumPy 2 raises OverflowError for that too, at call time);
-  :func:`check_python_ints` does the same for ops whose operands all meet in the result dtype.
+  :func:`check_python_ints` does the same for ops whose operands all meet in the result dtype, and
+  :func:`check_int_scalar` for one value;
+* :func:`normalize_dim` and :func:`normalize_dims` check and normalise dimension arguments: the one dim rule of
+  every op (PyTorch's ``maybe_wrap_dim``), with one message for one mistake; :func:`int_arg` and
+  :func:`ints_arg` check int and int-sequence arguments.
 
 Errors name the op and the arguments.
 """
@@ -16,19 +20,31 @@ Errors name the op and the arguments.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import numpy as np
 
 from devtensor.dtypes import DType, Scalar
-from devtensor.errors import ArgumentTypeError, ScalarOverflowError, ShapeError
+from devtensor.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    IndexOutOfRangeError,
+    ScalarOverflowError,
+    ShapeError,
+)
 from devtensor.tensor import Tensor, TensorOrScalar, TensorSpec
 
 __all__ = [
     "binary_ufunc_meta",
     "broadcast_shapes",
+    "check_int_scalar",
     "check_python_ints",
+    "int_arg",
+    "ints_arg",
+    "normalize_dim",
+    "normalize_dims",
     "ufunc_meta",
     "ufunc_result_dtype",
     "unary_ufunc_meta",
@@ -99,7 +115,9 @@ def _resolve(op: str, ufunc: np.ufunc, operands: tuple[Any, ...]) -> tuple[DType
 _COMPARISONS: Final = frozenset({np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal})
 
 
-def _check_int_scalar(op: str, arg: str, value: int, dtype: DType) -> None:
+def check_int_scalar(op: str, arg: str, value: int, dtype: DType) -> None:
+    """Raise ScalarOverflowError (an OverflowError) naming the op and the argument ``arg`` when the Python int
+    ``value`` does not fit ``dtype``: out of the integer dtype's range, or too large for a float/complex one."""
     if dtype.kind in "fc":
         try:
             float(value)
@@ -191,7 +209,7 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
             last[0] = entry
         if entry[3]:
             for i in entry[3]:
-                _check_int_scalar(op, _BINARY_NAMES[i], (self, other)[i], entry[4][i])  # type: ignore[arg-type]
+                check_int_scalar(op, _BINARY_NAMES[i], (self, other)[i], entry[4][i])  # type: ignore[arg-type]
         if alpha is not ONE and (alpha != 1 or type(alpha) is not int):
             _check_alpha(op, alpha, entry[2], other)
         return (shape, entry[2])
@@ -224,11 +242,13 @@ def _check_alpha(op: str, alpha: Scalar, result: DType, other: TensorOrScalar) -
     if type(alpha) is int and kind in "iu":
         # The kernel scales a tensor ``other`` in the result dtype, and a Python ``other`` in Python: both the
         # factor and a Python product must fit the result's integer dtype.
-        _check_int_scalar(op, "alpha", alpha, result)
+        check_int_scalar(op, "alpha", alpha, result)
         if type(other) is int:
-            _check_int_scalar(op, "alpha * other", alpha * other, result)
+            check_int_scalar(op, "alpha * other", alpha * other, result)
 
 
+#: The name this helper had before it was public (devtensor.tensor imports it).
+_check_int_scalar: Final = check_int_scalar
 _BINARY_NAMES: Final = ("self", "other")
 #: ``alpha is ONE``: alpha at its default (ints this small are cached objects), valid without further tests.
 ONE: Final = 1
@@ -242,7 +262,7 @@ def check_python_ints(op: str, dtype: DType, names: tuple[str, ...], *args: Any)
     if dtype.kind in "iu":
         for name, a in zip(names, args, strict=True):
             if type(a) is int:
-                _check_int_scalar(op, name, a, dtype)
+                check_int_scalar(op, name, a, dtype)
 
 
 def ufunc_meta(op: str, ufunc: np.ufunc, names: tuple[str, ...], *args: Any) -> tuple[tuple[int, ...], DType]:
@@ -272,5 +292,103 @@ def ufunc_meta(op: str, ufunc: np.ufunc, names: tuple[str, ...], *args: Any) -> 
         shape = broadcast_shapes(op, *(a._shape for a in args if isinstance(a, Tensor)))
     dtype, int_scalars, loop = _resolve(op, ufunc, tuple(operands))
     for i in int_scalars:
-        _check_int_scalar(op, names[i], args[i], loop[i])
+        check_int_scalar(op, names[i], args[i], loop[i])
     return (shape if shape is not None else (), dtype)
+
+
+# --- dimension and int arguments ------------------------------------------------------------------------
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def int_arg(op: str, arg: str, value: object) -> int:
+    """``value`` as an int: a Python int or anything with ``__index__`` (NumPy integers), never a bool.
+
+    Raises:
+        ArgumentTypeError (TypeError): anything else; names the op, the argument and the value.
+    """
+    if type(value) is int:
+        return value
+    if isinstance(value, bool):
+        raise ArgumentTypeError(f"{op}: argument '{arg}' must be an int, got bool {value!r}")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise ArgumentTypeError(
+            f"{op}: argument '{arg}' must be an int, got {type(value).__name__} {_short(value)}"
+        ) from None
+
+
+def ints_arg(op: str, arg: str, value: object, *, allow_int: bool = False) -> tuple[int, ...]:
+    """``value`` as a tuple of ints: a list or tuple of ints (a single int too when ``allow_int``); items as
+    :func:`int_arg` takes them.
+
+    Raises:
+        ArgumentTypeError (TypeError): not a sequence (nor an int where allowed), or an item that is not an int.
+    """
+    if type(value) is tuple:
+        for item in value:
+            if type(item) is not int:
+                break
+        else:
+            return value
+    if allow_int and not isinstance(value, bool):
+        try:
+            return (operator.index(value),)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        expected = "an int or a sequence of ints" if allow_int else "a sequence of ints"
+        raise ArgumentTypeError(
+            f"{op}: argument '{arg}' must be {expected}, got {type(value).__name__} {_short(value)}"
+        )
+    result: list[int] = []
+    for item in value:
+        if isinstance(item, bool):
+            raise ArgumentTypeError(f"{op}: argument '{arg}' must contain ints, got {_short(value)}")
+        try:
+            result.append(operator.index(item))
+        except TypeError:
+            raise ArgumentTypeError(f"{op}: argument '{arg}' must contain ints, got {_short(value)}") from None
+    return tuple(result)
+
+
+def normalize_dim(op: str, dim: object, ndim: int, arg: str = "dim") -> int:
+    """``dim`` normalised into ``range(ndim)``: negative dims count from the end, and a 0-d tensor takes ``0``
+    and ``-1`` (both give 0), as PyTorch's ``maybe_wrap_dim``. ``dim`` is taken as :func:`int_arg` takes it.
+
+    Raises:
+        ArgumentTypeError (TypeError): ``dim`` is not an int (bools are not).
+        IndexOutOfRangeError (IndexError): ``dim`` out of range; names the op, the argument, the dim and the
+            valid range.
+    """
+    d = dim if type(dim) is int else int_arg(op, arg, dim)
+    n = ndim if ndim > 0 else 1
+    if not -n <= d < n:
+        raise IndexOutOfRangeError(
+            f"{op}: dimension out of range: argument '{arg}' is {d}, expected to be in range of [{-n}, {n - 1}] "
+            f"(a tensor of {ndim} dimension(s))"
+        )
+    return d + n if d < 0 else d
+
+
+def normalize_dims(op: str, dims: object, ndim: int, arg: str = "dim", *, allow_int: bool = True) -> tuple[int, ...]:
+    """The distinct dims ``dims`` names (a sequence of ints, or one int when ``allow_int``), each normalised by
+    :func:`normalize_dim`, in the order given.
+
+    Raises:
+        ArgumentTypeError, IndexOutOfRangeError: as :func:`ints_arg` and :func:`normalize_dim`.
+        ArgumentValueError (ValueError): a dim named twice (``(1, -1)`` of a 2-d tensor); names it.
+    """
+    raw = ints_arg(op, arg, dims, allow_int=allow_int)
+    result = tuple(normalize_dim(op, d, ndim, arg) for d in raw)
+    if len(set(result)) != len(result):
+        for i, d in enumerate(result):
+            if d in result[:i]:
+                raise ArgumentValueError(
+                    f"{op}: dim {d} appears multiple times in the list of dims (argument '{arg}' = {raw})"
+                )
+    return result

@@ -28,6 +28,8 @@ call that raises changes nothing. Meta tensors run the meta function only.
 
 from __future__ import annotations
 
+import collections.abc
+import functools
 import inspect
 import keyword
 import operator
@@ -52,6 +54,7 @@ from devtensor.errors import (
 )
 from devtensor.meta import INLINE, ONE
 from devtensor.tensor import (
+    PlannedSpec,
     Tensor,
     TensorMeta,
     TensorOrScalar,
@@ -64,6 +67,7 @@ from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
 __all__ = [
     "OpSchema",
     "Param",
+    "PlannedSpec",
     "StructuredOp",
     "TensorOrScalar",
     "TensorSpec",
@@ -79,7 +83,8 @@ SCALAR: Final = "Scalar"
 TENSOR_LIST: Final = "TensorList"
 OTHER: Final = "other"
 
-_RESERVED: Final = frozenset({"out"})
+#: ``out`` is every impl's output; ``xp`` the array module a kernel for several keys takes first.
+_RESERVED: Final = frozenset({"out", "xp"})
 
 
 class Param:
@@ -112,13 +117,23 @@ class Param:
 
 
 class OpSchema:
-    """An op's parameters, derived from its annotated meta function."""
+    """An op's parameters, derived from its annotated meta function.
 
-    __slots__ = ("name", "params")
+    Attributes:
+        name: the op name.
+        params: the parameters, in order.
+        plan: None, or (the meta function is annotated ``-> PlannedSpec[X]``) the text of ``X`` as codegen
+            writes it: the kernels then take a keyword-only ``plan`` argument before ``out``.
+        plan_hint: the resolved ``X`` (``typing.Any`` for a bare ``PlannedSpec``; None without a plan).
+    """
 
-    def __init__(self, name: str, params: tuple[Param, ...]) -> None:
+    __slots__ = ("name", "params", "plan", "plan_hint")
+
+    def __init__(self, name: str, params: tuple[Param, ...], plan: str | None = None, plan_hint: Any = None) -> None:
         self.name = name
         self.params = params
+        self.plan = plan
+        self.plan_hint = plan_hint
 
     @property
     def tensor_params(self) -> tuple[Param, ...]:
@@ -376,8 +391,8 @@ def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
             raise ArgumentTypeError(f"{name}: the meta function may not take *args or **kwargs (parameter '{p.name}')")
         if p.name in _RESERVED or p.name in _SOURCE_NAMES or p.name.startswith("_"):
             raise ArgumentTypeError(
-                f"{name}: parameter name '{p.name}' is reserved (out, names starting with '_', and the builtins "
-                f"the generated fronts use: {', '.join(sorted(_SOURCE_NAMES - {'out'}))})"
+                f"{name}: parameter name '{p.name}' is reserved (out, xp, names starting with '_', and the "
+                f"builtins the generated fronts use: {', '.join(sorted(_SOURCE_NAMES - {'out'}))})"
             )
         if p.name not in hints:
             raise ArgumentTypeError(f"{name}: parameter '{p.name}' of the meta function has no annotation")
@@ -398,7 +413,68 @@ def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
         )
     if not params or params[0].category not in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST):
         raise ArgumentTypeError(f"{name}: the first parameter of the meta function must be a Tensor (or a tensor list)")
-    return OpSchema(name, tuple(params))
+    plan, plan_hint = _plan_of(hints.get("return"))
+    if plan is not None and any(p.name == "plan" for p in params):
+        raise ArgumentTypeError(
+            f"{name}: parameter name 'plan' is reserved in an op whose meta function returns a PlannedSpec "
+            "(its kernels take the plan under that name)"
+        )
+    return OpSchema(name, tuple(params), plan, plan_hint)
+
+
+def plan_text(hint: Any) -> str:
+    """The annotation text of a resolved type ``hint`` (a plan's type) as codegen writes it: classes by their
+    qualified name (:func:`plan_imports` says where each comes from), generics and unions spelled out."""
+    return _render(hint, set())
+
+
+def plan_imports(hint: Any) -> set[tuple[str, str]]:
+    """The ``(module, name)`` pairs the text of :func:`plan_text` needs imported (builtins need none)."""
+    needed: set[tuple[str, str]] = set()
+    _render(hint, needed)
+    return needed
+
+
+def _render(hint: Any, needed: set[tuple[str, str]]) -> str:
+    if hint is None or hint is type(None):
+        return "None"
+    if hint is Ellipsis:
+        return "..."
+    if hint is Any:
+        needed.add(("typing", "Any"))
+        return "Any"
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin is Union or origin is types.UnionType:
+        return " | ".join(_render(a, needed) for a in args)
+    if origin is typing.Literal:
+        needed.add(("typing", "Literal"))
+        return "Literal[" + ", ".join(repr(v) for v in args) + "]"
+    if origin is not None:
+        if origin is collections.abc.Callable and args and isinstance(args[0], list):
+            inner = "[" + ", ".join(_render(a, needed) for a in args[0]) + "], " + _render(args[1], needed)
+        else:
+            inner = ", ".join(_render(a, needed) for a in args)
+        return f"{_render(origin, needed)}[{inner}]" if args else _render(origin, needed)
+    if isinstance(hint, type):
+        if hint.__module__ == "builtins":
+            return hint.__qualname__
+        needed.add((hint.__module__, hint.__qualname__.split(".")[0]))
+        return hint.__qualname__
+    # A TypeVar, a NewType, a string left unresolved…: typed loosely rather than wrongly.
+    needed.add(("typing", "Any"))
+    return "Any"
+
+
+def _plan_of(hint: Any) -> tuple[str | None, Any]:
+    """(annotation text, resolved type) of ``X`` in a return annotation ``PlannedSpec[X]``; (None, None) for
+    any other return annotation (``TensorSpec`` or none: the op has no plan)."""
+    if hint is PlannedSpec:
+        return "Any", Any
+    if typing.get_origin(hint) is not PlannedSpec:
+        return None, None
+    (plan,) = typing.get_args(hint)
+    return plan_text(plan), plan
 
 
 def _tensorize(hint: Any) -> Any:
@@ -592,6 +668,11 @@ class KernelRegistrar:
         _ops[self.op_name].register_kernel(DispatchKey.CUDA, fn)
         return fn
 
+    def xp(self, fn: Callable[..., None]) -> Callable[..., None]:
+        """Register ``fn`` (first parameter ``xp``, the array module) as the CPU and the CUDA impl; returns it."""
+        _ops[self.op_name].impl(DispatchKey.CPU, DispatchKey.CUDA)(fn)
+        return fn
+
 
 def remove_op(name: str) -> StructuredOp:
     """Undefine the op ``name``: remove it from the registry and its methods from Tensor; returns it.
@@ -651,7 +732,7 @@ class StructuredOp:
     def __init__(
         self,
         name: str,
-        meta: Callable[..., TensorSpec],
+        meta: Callable[..., TensorSpec | PlannedSpec[Any]],
         *,
         inplace: bool = True,
         method: bool = True,
@@ -662,7 +743,9 @@ class StructuredOp:
         if name in _ops:
             raise ArgumentValueError(f"structured_op: an op named {name!r} is defined already (remove_op it first)")
         self.name = name
-        self.meta = meta
+        # Typed as returning a TensorSpec for the readers that take shape and dtype from it (``[0]``, ``[1]``): a
+        # PlannedSpec starts with the same two fields.
+        self.meta: Callable[..., TensorSpec] = typing.cast("Callable[..., TensorSpec]", meta)
         # An explicit schema (e.g. parsed from a schema string) replaces the one derived from meta's annotations.
         self.schema = schema if schema is not None else schema_from_meta(name, meta)
         self.table = KernelTable(name, self)
@@ -683,28 +766,38 @@ class StructuredOp:
                 setattr(Tensor, name + "_", self.inplace)
         _ops[name] = self
 
-    def impl(self, key: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]:
-        """Decorator registering the impl for ``key`` (a DispatchKey, or a device type such as ``"cpu"``).
+    def impl(self, *keys: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+        """Decorator registering the impl for each of ``keys`` (DispatchKeys, or device types such as ``"cpu"``).
 
         The impl takes the op's parameters (same names, same positional/keyword kinds; tensors refined to the
-        key's type) plus a keyword-only ``out`` (a ConstOut), writes the result into ``out.array`` and returns
-        None. It must do any data-dependent check before its first write.
+        key's type), then, when the meta function returns a :class:`PlannedSpec`, a keyword-only ``plan`` (the
+        spec's plan), then a keyword-only ``out`` (a ConstOut); it writes the result into ``out.array`` and
+        returns None. It must do any data-dependent check before its first write.
+
+        An impl whose first parameter is named ``xp`` serves several keys with one body: it receives the key's
+        array module first (see :func:`bind_array_module`), e.g. ``@op.impl("cpu", "cuda")``.
 
         Raises:
-            TypeError: the impl's parameters do not match the schema.
+            TypeError: the impl's parameters do not match the schema; a key that is not a DispatchKey or str.
+            ValueError: no key given, or an unknown device type.
         """
-        resolved = _key_of(key)
+        if not keys:
+            raise ArgumentValueError(f"{self.name}.impl: give at least one dispatch key or device type")
+        resolved = [_key_of(key) for key in keys]
 
         def register(fn: Callable[..., None]) -> Callable[..., None]:
-            self.register_kernel(resolved, fn)
+            takes_xp = _check_impl_signature(self, fn, xp_allowed=True)
+            for key in resolved:
+                self.table.register(key, bind_array_module(key, fn) if takes_xp else fn)
             return fn
 
         return register
 
     def register_kernel(self, key: DispatchKey | str, fn: Callable[..., None]) -> None:
-        """Register ``fn`` as the impl for ``key`` (replacing any); see :meth:`impl`."""
-        _check_impl_signature(self, fn)
-        self.table.register(_key_of(key), fn)
+        """Register ``fn`` as the impl for ``key`` (replacing any); see :meth:`impl` (``xp`` impls included)."""
+        resolved = _key_of(key)
+        takes_xp = _check_impl_signature(self, fn, xp_allowed=True)
+        self.table.register(resolved, bind_array_module(resolved, fn) if takes_xp else fn)
 
     def __repr__(self) -> str:
         return f"<structured op {self.name}>"
@@ -716,7 +809,7 @@ def structured_op(
     inplace: bool = True,
     method: bool = True,
     elementwise: bool = False,
-) -> Callable[[Callable[..., TensorSpec]], StructuredOp]:
+) -> Callable[[Callable[..., TensorSpec | PlannedSpec[Any]]], StructuredOp]:
     """Decorator: define a structured op from its meta function; returns the :class:`StructuredOp`.
 
     Args:
@@ -728,7 +821,7 @@ def structured_op(
         ValueError: a bad or duplicate name.  TypeError: an unsupported meta signature.
     """
 
-    def define(meta: Callable[..., TensorSpec]) -> StructuredOp:
+    def define(meta: Callable[..., TensorSpec | PlannedSpec[Any]]) -> StructuredOp:
         return StructuredOp(
             name or meta.__name__,
             meta,
@@ -751,19 +844,59 @@ def _key_of(key: DispatchKey | str) -> DispatchKey:
     raise ArgumentTypeError(f"impl: argument 'key' must be a DispatchKey or a device type, got {key!r}")
 
 
-def _check_impl_signature(op: StructuredOp, fn: Callable[..., None]) -> None:
+def _check_impl_signature(op: StructuredOp, fn: Callable[..., None], xp_allowed: bool = False) -> bool:
+    """Check ``fn``'s parameters against the op's schema: the meta function's names and kinds, then a
+    keyword-only ``plan`` for an op with a plan, then a keyword-only ``out``; with ``xp_allowed``, optionally
+    preceded by a positional ``xp`` (the array module). Returns whether ``fn`` takes ``xp``.
+
+    Raises:
+        TypeError: another parameter list, naming the op, the impl, and what was expected.
+    """
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError) as e:
         raise ArgumentTypeError(f"{op.name}: impl {fn!r} has no inspectable signature") from e
     got = [(p.name, p.kind == p.KEYWORD_ONLY) for p in sig.parameters.values()]
-    want = [(p.name, p.kw_only) for p in op.schema.params] + [("out", True)]
+    takes_xp = xp_allowed and got[:1] == [("xp", False)]
+    want = [(p.name, p.kw_only) for p in op.schema.params]
+    if op.schema.plan is not None:
+        want.append(("plan", True))
+    want.append(("out", True))
+    if takes_xp:
+        want.insert(0, ("xp", False))
     if got != want:
+        plan = ", keyword-only 'plan'" if op.schema.plan is not None else ""
+        xp = "; optionally 'xp' first, for an impl of several keys" if xp_allowed and not takes_xp else ""
         raise ArgumentTypeError(
             f"{op.name}: impl {getattr(fn, '__qualname__', fn)!r} has parameters ({_fmt_params(got)}), expected "
-            f"({_fmt_params(want)}) (names and kinds of the meta function, plus keyword-only 'out'; "
+            f"({_fmt_params(want)}) (names and kinds of the meta function{plan}, plus keyword-only 'out'{xp}; "
             "* marks keyword-only)"
         )
+    return takes_xp
+
+
+def bind_array_module(key: DispatchKey, fn: Callable[..., None]) -> Callable[..., None]:
+    """``fn`` (an impl whose first parameter is ``xp``) as the handler for ``key``: called with the key's array
+    module first. CPU: ``numpy``, bound once (``functools.partial``: no extra Python frame per call). Every
+    other key: its backend's ``xp`` (:func:`devtensor.backends.backend_for_key`), read at each call, so CUDA
+    gets the ``cupy`` module of that moment (:func:`devtensor.backends.cupy_module`; nothing of it is cached)
+    and an out-of-tree backend its own array module (``numpy`` for a NumPy-backed one).
+    """
+    if key is DispatchKey.CPU:
+        import numpy
+
+        return functools.partial(fn, numpy)
+    found: list[Any] = []
+
+    def handler(*args: Any, **kwargs: Any) -> None:
+        # The backend is looked up on first use: a key's backend may be registered after its kernels.
+        if not found:
+            from devtensor.backends import backend_for_key
+
+            found.append(backend_for_key(key))
+        fn(found[0].xp, *args, **kwargs)
+
+    return handler
 
 
 def _fmt_params(params: list[tuple[str, bool]]) -> str:
@@ -823,6 +956,15 @@ def _checked_spec(op: str, spec: object) -> TensorSpec:
         _SPEC_SHAPES.clear()
     _SPEC_SHAPES[shape] = shape
     return (shape, to_dtype(raw_dtype, op=op, arg="the meta function's dtype"))
+
+
+def _checked_planned_spec(op: str, spec: object) -> PlannedSpec[Any]:
+    """A custom op's meta result when its meta is annotated ``-> PlannedSpec[...]``: a PlannedSpec (or a
+    ``(shape, dtype, plan)`` tuple) whose shape and dtype pass :func:`_checked_spec`."""
+    if not isinstance(spec, tuple) or len(spec) != 3:
+        raise ArgumentTypeError(f"{op}: the meta function must return a PlannedSpec(shape, dtype, plan), got {spec!r}")
+    shape, dtype = _checked_spec(op, (spec[0], spec[1]))
+    return PlannedSpec(shape, dtype, spec[2])
 
 
 def _not_refined(op: str, arg: str, value: object, cls: type[Tensor]) -> typing.NoReturn:
@@ -1001,6 +1143,8 @@ _COMMON: Final[dict[str, Any]] = {
     "_not_refined": _not_refined,
     "_alloc_failed": _alloc_failed,
     "_checked_spec": _checked_spec,
+    "_checked_planned_spec": _checked_planned_spec,
+    "_PlannedSpec": PlannedSpec,
     "_SPEC_SHAPES": _SPEC_SHAPES,
     "_SPEC_DTYPES": _SPEC_DTYPES,
     "_list_device": _list_device,
@@ -1180,13 +1324,36 @@ def _overlap_lines(params: Sequence[Param], target: str, indent: str, *, skip_se
     return lines
 
 
+def _spec_check_lines(op: StructuredOp) -> list[str]:
+    """The validation of a custom op's meta result (built-in ops' are trusted): a shape seen valid before is
+    one dict lookup (its value is the canonical tuple of Python ints: an equal tuple of NumPy ints maps to
+    it), the dtype one set lookup; anything else goes through :func:`_checked_spec`."""
+    if _builtin(op):
+        return []
+    if op.schema.plan is not None:
+        return [
+            "    _s = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is _PlannedSpec else None",
+            "    if _s is None or _spec[1] not in _SPEC_DTYPES:",
+            "        _spec = _checked_planned_spec(_name, _spec)",
+            "    elif _s is not _spec[0]:",
+            "        _spec = _PlannedSpec(_s, _spec[1], _spec[2])",
+        ]
+    return [
+        "    _s = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is tuple and len(_spec) == 2 else None",
+        "    if _s is None or _spec[1] not in _SPEC_DTYPES:",
+        "        _spec = _checked_spec(_name, _spec)",
+        "    elif _s is not _spec[0]:",
+        "        _spec = (_s, _spec[1])",
+    ]
+
+
 def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, Any]]:
     """The lines computing ``_spec``: the call of the meta function, or, when it offers one (meta.INLINE), its
     common case inline with the call for the rest: one Python call less per op call (a tenth of an elementwise
     op's time at small sizes). Also the globals those lines use."""
     params = op.schema.params
     call = f"    _spec = _meta({_call_text(params)})"
-    offer = getattr(op.meta, INLINE, None)
+    offer = getattr(op.meta, INLINE, None) if op.schema.plan is None else None
     shape = [(p.name, p.category, p.kw_only, p.optional) for p in params]
     if offer is None:
         return [call], {}
@@ -1224,7 +1391,7 @@ def _generate(
     meta_lines, meta_names = _meta_lines(op, variant)
     key_text = "_KEY" if refined else "_dev.key"
     tensor_names = [p.name for p in params if p.category in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST)]
-    call = _call_text(params)
+    call = _call_text(params) + (", plan=_spec[2]" if op.schema.plan is not None else "")
     if variant == "functional":
         fname = op.name
         inputs = "(" + "".join(f"{n}, " for n in tensor_names) + ")"
@@ -1244,19 +1411,7 @@ def _generate(
             "            _mismatch(_name, " + named + ")",
             "    elif _dev is None: _no_tensor(_name, _lists)",
             *meta_lines,
-            *(
-                [
-                    # Inline fast path: a shape seen valid before is one dict lookup (its value is the canonical
-                    # tuple of Python ints: an equal tuple of NumPy ints maps to it), the dtype one set lookup.
-                    "    _s = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is tuple and len(_spec) == 2 else None",
-                    "    if _s is None or _spec[1] not in _SPEC_DTYPES:",
-                    "        _spec = _checked_spec(_name, _spec)",
-                    "    elif _s is not _spec[0]:",
-                    "        _spec = (_s, _spec[1])",
-                ]
-                if not _builtin(op)
-                else []
-            ),
+            *_spec_check_lines(op),
             f"    _h = _handlers.get({key_text})",
             f"    if _h is None: _h = _resolve({key_text}, str(_dev))",
             "    if out is None:",
@@ -1307,19 +1462,7 @@ def _generate(
         lines += _arg_checks(params, named, first_is_self=True, refined=refined)
         lines += [
             *meta_lines,
-            *(
-                [
-                    # Inline fast path: a shape seen valid before is one dict lookup (its value is the canonical
-                    # tuple of Python ints: an equal tuple of NumPy ints maps to it), the dtype one set lookup.
-                    "    _s = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is tuple and len(_spec) == 2 else None",
-                    "    if _s is None or _spec[1] not in _SPEC_DTYPES:",
-                    "        _spec = _checked_spec(_name, _spec)",
-                    "    elif _s is not _spec[0]:",
-                    "        _spec = (_s, _spec[1])",
-                ]
-                if not _builtin(op)
-                else []
-            ),
+            *_spec_check_lines(op),
             f"    _h = _handlers.get({key_text})",
             f"    if _h is None: _h = _resolve({key_text}, str(_dev))",
             f"    if _spec[0] != {first}._shape or _spec[1] is not {first}._dtype or not {first}._wok:",

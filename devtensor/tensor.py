@@ -12,7 +12,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -35,7 +35,15 @@ from devtensor.errors import (
 if TYPE_CHECKING:
     from devtensor.backends import Backend
 
-__all__ = ["Tensor", "TensorMeta", "TensorMetaOrScalar", "TensorOrScalar", "TensorSpec", "new_storage"]
+__all__ = [
+    "PlannedSpec",
+    "Tensor",
+    "TensorMeta",
+    "TensorMetaOrScalar",
+    "TensorOrScalar",
+    "TensorSpec",
+    "new_storage",
+]
 
 
 def new_storage(root: object, version: int = 0) -> list[Any]:
@@ -436,6 +444,26 @@ TensorMetaOrScalar: TypeAlias = TensorMeta | bool | int | float | complex
 TensorOrScalar: TypeAlias = Tensor | bool | int | float | complex
 #: What a meta function returns: the result's shape and dtype.
 TensorSpec: TypeAlias = tuple[tuple[int, ...], DType]
+
+_P = TypeVar("_P")
+
+
+class PlannedSpec(NamedTuple, Generic[_P]):
+    """What a meta function annotated ``-> PlannedSpec[P]`` returns: the result's shape and dtype, as a
+    :data:`TensorSpec`, plus a *plan* of type ``P`` that the kernel receives as its keyword-only ``plan``
+    argument (torchgen's ``precomputed``: normalised dims, the result dtype, a scale…), so the kernel does not
+    recompute what the meta function knows. Meta tensors run the meta function only; their plan is dropped.
+
+    Attributes:
+        shape: the result's shape (a tuple of non-negative ints).
+        dtype: the result's dtype.
+        plan: anything the kernel needs; its type is the ``P`` of the annotation (codegen types the kernel's
+            ``plan`` parameter with it).
+    """
+
+    shape: tuple[int, ...]
+    dtype: DType
+    plan: _P
 
 
 def _device_guard(device: Device) -> AbstractContextManager[Any]:

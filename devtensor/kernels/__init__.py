@@ -1,8 +1,10 @@
-"""Op definitions: meta functions plus per-device impls, one module per op family.
+"""Op definitions: meta functions plus kernels, one module per op family or concern.
 
 Importing this package defines every built-in op (and attaches the Tensor methods and operators).
 """
 
-from devtensor.kernels import elementwise, linalg, nn, reductions, shape
+# The backends first: they register the device types ("cuda") the kernels are registered for.
+import devtensor.backends  # noqa: F401
+from devtensor.kernels import elementwise, linalg, nn, operators, reductions, shape
 
-__all__ = ["elementwise", "linalg", "nn", "reductions", "shape"]
+__all__ = ["elementwise", "linalg", "nn", "operators", "reductions", "shape"]

@@ -1,11 +1,11 @@
 """The linear-algebra family: matmul, mm, bmm, dot, outer and addmm.
 
-Each op is one structured op (meta function + CPU impl in NumPy + CUDA impl in CuPy), defined through the same
-public API a user's op would use. Shapes follow NumPy's ``matmul`` (and PyTorch's, which agrees: 1-D operands
-are promoted to matrices and the added dimension removed again, batch dimensions broadcast); ``mm``, ``bmm``,
-``dot`` and ``outer`` take exactly the ranks PyTorch's do. Result dtypes are NumPy 2's for ``np.matmul``
-(``np.multiply`` for ``outer``): mixed dtypes promote. Shape errors are :class:`~devtensor.errors.ShapeError`
-(a ValueError) naming the op and both operand shapes.
+Each op is one structured op (meta function + one kernel for both devices, NumPy or CuPy as ``xp``), defined through
+the same public API a user's op would use. Shapes follow NumPy's ``matmul`` (and PyTorch's, which agrees: 1-D
+operands are promoted to matrices and the added dimension removed again, batch dimensions broadcast); ``mm``,
+``bmm``, ``dot`` and ``outer`` take exactly the ranks PyTorch's do. Result dtypes are NumPy 2's for ``np.matmul``
+(``np.multiply`` for ``outer``): mixed dtypes promote. Shape errors are :class:`~devtensor.errors.ShapeError` (a
+ValueError) naming the op and both operand shapes.
 
 Out variants follow the out rules of :mod:`devtensor.structured`: an out of another dtype is fine when the result
 casts to it (same_kind); an out that is also an input, or partially overlaps one, is a MemoryOverlapError
@@ -15,18 +15,19 @@ into a temporary before its one write).
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from devtensor import kernel_signatures as _ks
-from devtensor.backends import cupy_module
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ShapeError
-from devtensor.meta import _check_int_scalar, broadcast_shapes, ufunc_result_dtype
+from devtensor.kernels.ufunc_family import D
+from devtensor.meta import broadcast_shapes, check_int_scalar, ufunc_result_dtype
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
-from devtensor.typed import ConstOut, CPUTensor, CUDATensor
+from devtensor.typed import ConstOut
 
 __all__ = ["addmm", "bmm", "dot", "matmul", "mm", "outer"]
 
@@ -84,20 +85,11 @@ def matmul_shape(
 # --- helpers shared by the impls ---------------------------------------------------------------------------
 
 
-def _cuda_matmul(cp: Any, a: Any, b: Any) -> Any:
-    """``a @ b`` on a CUDA device; bool (which cuBLAS lacks) as "any product is true", through int64."""
-    if a.dtype.kind == "b" and b.dtype.kind == "b":
-        return cp.matmul(a.astype(np.int64), b.astype(np.int64)) != 0
-    return cp.matmul(a, b)
-
-
-def _cuda_matmul_into(a: Any, b: Any, out: Any) -> None:
-    cp = cupy_module()
-    dtype = np.result_type(a.dtype, b.dtype)
-    if out.dtype == dtype and out.ndim >= 2 and dtype.kind != "b" and out.flags.c_contiguous:
-        cp.matmul(a, b, out=out)
-    else:
-        cp.copyto(out, _cuda_matmul(cp, a, b), casting="same_kind")
+def _matmul_array(xp: ModuleType, a: Any, b: Any) -> Any:
+    """``a @ b`` as a new array; on CUDA bool (which cuBLAS lacks) as "any product is true", through int64."""
+    if xp is not np and a.dtype.kind == "b" and b.dtype.kind == "b":
+        return xp.matmul(a.astype(np.int64), b.astype(np.int64)) != 0
+    return xp.matmul(a, b)
 
 
 _SHAPES_DOC = """
@@ -126,14 +118,22 @@ def matmul(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     return matmul_shape("matmul", self.shape, other.shape), _matmul_dtype("matmul", self, other)
 
 
-@_ks.matmul.cpu
-def _matmul_cpu(self: CPUTensor, other: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
-    np.matmul(self.array, other.array, out=out.array)
+def _matmul(xp: ModuleType, self: D, other: D, *, out: ConstOut[D]) -> None:
+    # (Also mm's, bmm's and dot's kernel: their rank checks are their meta functions'.)
+    a, b = self._array, other._array
+    o: Any = out.array
+    if xp is np:
+        np.matmul(a, b, out=o)
+        return
+    # cuBLAS writes only C-contiguous matrices of the result dtype; others get the product cast into them.
+    dtype = np.result_type(a.dtype, b.dtype)
+    if o.dtype == dtype and o.ndim >= 2 and dtype.kind != "b" and o.flags.c_contiguous:
+        xp.matmul(a, b, out=o)
+    else:
+        xp.copyto(o, _matmul_array(xp, a, b), casting="same_kind")
 
 
-@_ks.matmul.cuda
-def _matmul_cuda(self: CUDATensor, other: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
-    _cuda_matmul_into(self.array, other.array, out.array)
+_ks.matmul.xp(_matmul)
 
 
 # --- mm, bmm --------------------------------------------------------------------------------------------------
@@ -157,14 +157,9 @@ def mm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     return (a[0], b[1]), _matmul_dtype("mm", self, mat2)
 
 
-@_ks.mm.cpu
-def _mm_cpu(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
-    np.matmul(self.array, mat2.array, out=out.array)
-
-
-@_ks.mm.cuda
-def _mm_cuda(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
-    _cuda_matmul_into(self.array, mat2.array, out.array)
+@_ks.mm.xp
+def _mm(xp: ModuleType, self: D, mat2: D, *, out: ConstOut[D]) -> None:
+    _matmul(xp, self, mat2, out=out)  # (the parameter is named mat2 here, as in PyTorch)
 
 
 @structured_op(inplace=False)
@@ -189,14 +184,7 @@ def bmm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     return (a[0], a[1], b[2]), _matmul_dtype("bmm", self, mat2)
 
 
-@_ks.bmm.cpu
-def _bmm_cpu(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
-    np.matmul(self.array, mat2.array, out=out.array)
-
-
-@_ks.bmm.cuda
-def _bmm_cuda(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
-    _cuda_matmul_into(self.array, mat2.array, out.array)
+_ks.bmm.xp(_mm)  # the same kernel: mm's rank checks are the meta functions'
 
 
 # --- dot, outer -----------------------------------------------------------------------------------------------
@@ -218,14 +206,7 @@ def dot(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     return (), _matmul_dtype("dot", self, other)
 
 
-@_ks.dot.cpu
-def _dot_cpu(self: CPUTensor, other: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
-    np.matmul(self.array, other.array, out=out.array)
-
-
-@_ks.dot.cuda
-def _dot_cuda(self: CUDATensor, other: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
-    _cuda_matmul_into(self.array, other.array, out.array)
+_ks.dot.xp(_matmul)  # the same kernel: dot's rank checks are the meta function's
 
 
 @structured_op(inplace=False)
@@ -239,14 +220,9 @@ def outer(self: TensorMeta, vec2: TensorMeta) -> TensorSpec:
     return (a[0], b[0]), ufunc_result_dtype("outer", np.multiply, self.dtype, vec2.dtype)
 
 
-@_ks.outer.cpu
-def _outer_cpu(self: CPUTensor, vec2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
-    np.multiply(self.array[:, None], vec2.array[None, :], out=out.array)
-
-
-@_ks.outer.cuda
-def _outer_cuda(self: CUDATensor, vec2: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
-    cupy_module().multiply(self.array[:, None], vec2.array[None, :], out=out.array)
+@_ks.outer.xp
+def _outer(xp: ModuleType, self: D, vec2: D, *, out: ConstOut[D]) -> None:
+    xp.multiply(self._array[:, None], vec2._array[None, :], out=out.array)
 
 
 # --- addmm ----------------------------------------------------------------------------------------------------
@@ -266,7 +242,7 @@ def _check_coefficient(name: str, value: Scalar, dtype: DType) -> None:
         raise ArgumentTypeError(f"addmm: for non-complex inputs, argument '{name}' must not be complex, got {value!r}")
     if type(value) is int and kind in "iufc":
         # The same check the elementwise ops make: fits the integer dtype, or converts to the float one.
-        _check_int_scalar("addmm", name, value, dtype)
+        check_int_scalar("addmm", name, value, dtype)
 
 
 @structured_op(elementwise=True)
@@ -315,10 +291,12 @@ def addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *, beta: Scalar 
     return shape, dtype
 
 
-def _addmm_body(xp: Any, s: Any, m1: Any, m2: Any, beta: Scalar, alpha: Scalar, out: Any, matmul: Any) -> None:
+@_ks.addmm.xp
+def _addmm(xp: ModuleType, self: D, mat1: D, mat2: D, *, beta: Scalar, alpha: Scalar, out: ConstOut[D]) -> None:
+    s, m1, m2 = self._array, mat1._array, mat2._array
     # Everything is computed into ``prod`` before the one write to ``out``, so out may be self (addmm_).
     dtype = np.result_type(s.dtype, m1.dtype, m2.dtype)
-    prod = matmul(xp, m1.astype(dtype, copy=False), m2.astype(dtype, copy=False))
+    prod = _matmul_array(xp, m1.astype(dtype, copy=False), m2.astype(dtype, copy=False))
     if alpha != 1:
         xp.multiply(prod, alpha, out=prod)
     if beta != 0:
@@ -326,37 +304,7 @@ def _addmm_body(xp: Any, s: Any, m1: Any, m2: Any, beta: Scalar, alpha: Scalar, 
         if beta != 1:
             term = xp.multiply(term, beta)
         xp.add(prod, term, out=prod)
-    xp.copyto(out, prod, casting="same_kind")
-
-
-def _np_matmul(xp: Any, a: Any, b: Any) -> Any:
-    return np.matmul(a, b)
-
-
-@_ks.addmm.cpu
-def _addmm_cpu(
-    self: CPUTensor,
-    mat1: CPUTensor,
-    mat2: CPUTensor,
-    *,
-    beta: Scalar,
-    alpha: Scalar,
-    out: ConstOut[CPUTensor],
-) -> None:
-    _addmm_body(np, self.array, mat1.array, mat2.array, beta, alpha, out.array, _np_matmul)
-
-
-@_ks.addmm.cuda
-def _addmm_cuda(
-    self: CUDATensor,
-    mat1: CUDATensor,
-    mat2: CUDATensor,
-    *,
-    beta: Scalar,
-    alpha: Scalar,
-    out: ConstOut[CUDATensor],
-) -> None:
-    _addmm_body(cupy_module(), self.array, mat1.array, mat2.array, beta, alpha, out.array, _cuda_matmul)
+    xp.copyto(out.array, prod, casting="same_kind")
 
 
 for _op in (matmul, mm, bmm, dot, outer):

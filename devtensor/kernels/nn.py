@@ -14,19 +14,22 @@ from __future__ import annotations
 
 import functools
 import math
+from types import ModuleType
 from typing import Any, Final
 
 import numpy as np
 
 from devtensor import dtypes
 from devtensor import kernel_signatures as _ks
-from devtensor.backends import cupy_module
 from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
+from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
-from devtensor.structured import TensorSpec, structured_op
-from devtensor.tensor import TensorMeta, _normalize_dim
-from devtensor.typed import ConstOut, CPUTensor, CUDATensor
+from devtensor.kernels.ufunc_family import D, errstate
+from devtensor.meta import normalize_dim
+from devtensor.structured import PlannedSpec, TensorSpec, structured_op
+from devtensor.tensor import TensorMeta
+from devtensor.typed import ConstOut
 
 __all__ = [
     "cross_entropy",
@@ -38,22 +41,6 @@ __all__ = [
 ]
 
 _INT64: Final = dtypes.int64
-_FLOAT16: Final = dtypes.float16
-_FLOAT32: Final = dtypes.float32
-_FLOAT64: Final = dtypes.float64
-
-
-def _float_result(op: str, arg: str, dtype: DType) -> DType:
-    """Floats keep their dtype; bool and integers give float64 (NumPy's ``mean`` rule); complex is refused."""
-    if dtype.kind == "f":
-        return dtype
-    if dtype.kind in "biu":
-        return _FLOAT64
-    raise ArgumentTypeError(f"{op}: argument '{arg}' must be a real tensor, got dtype {dtype.name}")
-
-
-def _compute_dtype(dtype: DType) -> DType:
-    return _FLOAT32 if dtype == _FLOAT16 else dtype
 
 
 def _check_int(op: str, arg: str, value: object) -> int:
@@ -80,40 +67,30 @@ _SOFTMAX_COMMON = """
 """
 
 
-def _softmax_meta(op: str, self: TensorMeta, dim: object) -> TensorSpec:
-    _normalize_dim(op, dim, self.ndim)  # type: ignore[arg-type]  # it checks the type itself
-    return (self.shape, _float_result(op, "self", self.dtype))
+class SoftmaxPlan:
+    """What ``softmax``'s and ``log_softmax``'s meta function computes for the kernel they share.
+
+    Attributes: ``axis`` (the normalised dim; None for a 0-d tensor), ``log`` (log_softmax), ``compute`` (the
+    dtype to compute in: the result's, float32 for float16)."""
+
+    __slots__ = ("axis", "compute", "log")  # (not a NamedTuple: see devtensor.kernels.reduction_family)
+
+    def __init__(self, axis: int | None, log: bool, compute: DType) -> None:
+        self.axis = axis
+        self.log = log
+        self.compute = compute
 
 
-def _softmax_body(xp: Any, op: str, a: Any, dim: int, log: bool, out: Any) -> None:
-    compute = _compute_dtype(_float_result(op, "self", a.dtype))
-    x = a.astype(compute, copy=False)
-    if x.size == 0:
-        return
-    if x.ndim == 0:
-        # A 0-d tensor is one slice of one element; arithmetic on 0-d arrays gives scalars, so work in 1-d.
-        x, out, axis = x.reshape(1), out.reshape(1), None
-    else:
-        axis = _normalize_dim(op, dim, x.ndim)
-    # Shift by the slice's maximum, whatever it is: a slice holding +inf (or only -inf) then comes out all nan,
-    # as in PyTorch.
-    m = xp.amax(x, axis=axis, keepdims=True)
-    work = out if out.dtype == compute else xp.empty(x.shape, compute)
-    xp.subtract(x, m, out=work)
-    if log:
-        s = xp.sum(xp.exp(work), axis=axis, keepdims=True)
-        xp.log(s, out=s)
-        xp.subtract(work, s, out=work)
-    else:
-        xp.exp(work, out=work)
-        s = xp.sum(work, axis=axis, keepdims=True)
-        xp.divide(work, s, out=work)
-    if work is not out:
-        xp.copyto(out, work, casting="same_kind")
+def _softmax_meta(op: str, self: TensorMeta, dim: object) -> PlannedSpec[SoftmaxPlan]:
+    d = normalize_dim(op, dim, self.ndim)
+    dtype = float_result(op, self.dtype, "self")
+    return PlannedSpec(
+        self.shape, dtype, SoftmaxPlan(d if self.ndim else None, op == "log_softmax", compute_dtype(dtype))
+    )
 
 
 @structured_op(inplace=False)
-def softmax(self: TensorMeta, dim: int) -> TensorSpec:
+def softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     """``exp(self) / sum(exp(self))`` along ``dim`` (``torch.softmax`` / ``torch.nn.functional.softmax``),
     computed stably: each slice's maximum is subtracted first, so huge logits (1e30) give exact results
     instead of inf/inf. A slice of only ``-inf`` gives nan, as PyTorch.
@@ -121,19 +98,8 @@ def softmax(self: TensorMeta, dim: int) -> TensorSpec:
     return _softmax_meta("softmax", self, dim)
 
 
-@_ks.softmax.cpu
-def _softmax_cpu(self: CPUTensor, dim: int, *, out: ConstOut[CPUTensor]) -> None:
-    with np.errstate(invalid="ignore", over="ignore"):
-        _softmax_body(np, "softmax", self.array, dim, False, out.array)
-
-
-@_ks.softmax.cuda
-def _softmax_cuda(self: CUDATensor, dim: int, *, out: ConstOut[CUDATensor]) -> None:
-    _softmax_body(cupy_module(), "softmax", self.array, dim, False, out.array)
-
-
 @structured_op(inplace=False)
-def log_softmax(self: TensorMeta, dim: int) -> TensorSpec:
+def log_softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     """``self - logsumexp(self)`` along ``dim`` (``torch.log_softmax`` / ``torch.nn.functional.log_softmax``),
     computed stably: ``(x - m) - log(sum(exp(x - m)))`` with ``m`` each slice's maximum, so huge logits stay
     finite and very negative log-probabilities do not underflow to ``-inf`` as ``log(softmax(x))`` would.
@@ -142,15 +108,32 @@ def log_softmax(self: TensorMeta, dim: int) -> TensorSpec:
     return _softmax_meta("log_softmax", self, dim)
 
 
-@_ks.log_softmax.cpu
-def _log_softmax_cpu(self: CPUTensor, dim: int, *, out: ConstOut[CPUTensor]) -> None:
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        _softmax_body(np, "log_softmax", self.array, dim, True, out.array)
-
-
-@_ks.log_softmax.cuda
-def _log_softmax_cuda(self: CUDATensor, dim: int, *, out: ConstOut[CUDATensor]) -> None:
-    _softmax_body(cupy_module(), "log_softmax", self.array, dim, True, out.array)
+@_ks.log_softmax.xp
+@_ks.softmax.xp
+def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: ConstOut[D]) -> None:
+    compute, axis, o = plan.compute, plan.axis, out.array
+    x = self._array.astype(compute, copy=False)
+    if x.size == 0:
+        return
+    if axis is None:
+        # A 0-d tensor is one slice of one element; arithmetic on 0-d arrays gives scalars, so work in 1-d.
+        x, o = x.reshape(1), o.reshape(1)
+    # Shift by the slice's maximum, whatever it is: a slice holding +inf (or only -inf) then comes out all nan,
+    # as in PyTorch.
+    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+        m = xp.amax(x, axis=axis, keepdims=True)
+        work = o if o.dtype == compute else xp.empty(x.shape, compute)
+        xp.subtract(x, m, out=work)
+        if plan.log:
+            s = xp.sum(xp.exp(work), axis=axis, keepdims=True)
+            xp.log(s, out=s)
+            xp.subtract(work, s, out=work)
+        else:
+            xp.exp(work, out=work)
+            s = xp.sum(work, axis=axis, keepdims=True)
+            xp.divide(work, s, out=work)
+        if work is not o:
+            xp.copyto(o, work, casting="same_kind")
 
 
 # --- relu ------------------------------------------------------------------------------------------------
@@ -175,14 +158,9 @@ def relu(self: TensorMeta) -> TensorSpec:
     return (self.shape, self.dtype)
 
 
-@_ks.relu.cpu
-def _relu_cpu(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
-    np.maximum(self.array, 0, out=out.array)
-
-
-@_ks.relu.cuda
-def _relu_cuda(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
-    cupy_module().maximum(self.array, 0, out=out.array)
+@_ks.relu.xp
+def _relu(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
+    xp.maximum(self._array, 0, out=out.array)
 
 
 # --- one_hot ---------------------------------------------------------------------------------------------
@@ -234,22 +212,14 @@ def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
         )
 
 
-def _one_hot_body(xp: Any, idx: Any, n: int, out: Any) -> None:
-    _check_classes(xp, "one_hot", "self", idx, n)
-    if out.size == 0:
+@_ks.one_hot.xp
+def _one_hot(xp: ModuleType, self: D, num_classes: int, *, out: ConstOut[D]) -> None:
+    idx, o = self._array, out.array
+    _check_classes(xp, "one_hot", "self", idx, num_classes)
+    if o.size == 0:
         return
     # Indices are in [0, n) now, so int64 holds them whatever their dtype (uint64 included).
-    xp.equal(idx.astype(_INT64, copy=False)[..., None], xp.arange(n, dtype=_INT64), out=out)
-
-
-@_ks.one_hot.cpu
-def _one_hot_cpu(self: CPUTensor, num_classes: int, *, out: ConstOut[CPUTensor]) -> None:
-    _one_hot_body(np, self.array, num_classes, out.array)
-
-
-@_ks.one_hot.cuda
-def _one_hot_cuda(self: CUDATensor, num_classes: int, *, out: ConstOut[CUDATensor]) -> None:
-    _one_hot_body(cupy_module(), self.array, num_classes, out.array)
+    xp.equal(idx.astype(_INT64, copy=False)[..., None], xp.arange(num_classes, dtype=_INT64), out=o)
 
 
 # --- cross_entropy ---------------------------------------------------------------------------------------
@@ -290,34 +260,26 @@ def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
             "cross_entropy: argument 'target' must be an integer tensor of class indices, "
             f"got dtype {target.dtype.name}"
         )
-    return ((), _float_result("cross_entropy", "input", input.dtype))
+    return ((), float_result("cross_entropy", input.dtype, "input"))
 
 
-def _cross_entropy_body(xp: Any, x: Any, t: Any, out: Any) -> None:
+@_ks.cross_entropy.xp
+def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> None:
+    x, t, o = input._array, target._array, out.array
     n, c = x.shape
     _check_classes(xp, "cross_entropy", "target", t, c)
-    compute = _compute_dtype(_float_result("cross_entropy", "input", x.dtype))
+    compute = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
     x = x.astype(compute, copy=False)
-    if n == 0:
-        # The mean over no samples: nan, with NumPy's "Mean of empty slice" warning on the CPU.
-        xp.copyto(out, xp.mean(xp.empty((0,), compute)), casting="same_kind")
-        return
-    lse = xp.empty((n,), compute)
-    logsumexp_body(xp, x, 1, lse)
-    picked = xp.take_along_axis(x, t.astype(_INT64, copy=False)[:, None], axis=1)[:, 0]
-    xp.subtract(lse, picked, out=lse)
-    xp.copyto(out, xp.mean(lse), casting="same_kind")
-
-
-@_ks.cross_entropy.cpu
-def _cross_entropy_cpu(input: CPUTensor, target: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        _cross_entropy_body(np, input.array, target.array, out.array)
-
-
-@_ks.cross_entropy.cuda
-def _cross_entropy_cuda(input: CUDATensor, target: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
-    _cross_entropy_body(cupy_module(), input.array, target.array, out.array)
+    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+        if n == 0:
+            # The mean over no samples: nan, with NumPy's "Mean of empty slice" warning on the CPU.
+            xp.copyto(o, xp.mean(xp.empty((0,), compute)), casting="same_kind")
+            return
+        lse = xp.empty((n,), compute)
+        logsumexp_body(xp, x, 1, lse)
+        picked = xp.take_along_axis(x, t.astype(_INT64, copy=False)[:, None], axis=1)[:, 0]
+        xp.subtract(lse, picked, out=lse)
+        xp.copyto(o, xp.mean(lse), casting="same_kind")
 
 
 # --- upsample_nearest1d ----------------------------------------------------------------------------------
@@ -415,40 +377,22 @@ def upsample_nearest1d(
     return ((n, c, _upsample_length(length, output_size, scale_factor)), self.dtype)
 
 
-def _upsample_body(xp: Any, a: Any, output_size: int | None, scale_factor: float | None, out: Any) -> None:
+@_ks.upsample_nearest1d.xp
+def _upsample_nearest1d(
+    xp: ModuleType, self: D, output_size: int | None, scale_factor: float | None, *, out: ConstOut[D]
+) -> None:
+    a, o = self._array, out.array
     length = a.shape[2]
-    out_len = out.shape[2]
-    if out.size == 0:
+    out_len = o.shape[2]
+    if o.size == 0:
         return
     src = _nearest_indices(length, out_len, None if output_size is not None else scale_factor)
     if xp is not np:
         src = xp.asarray(src)
-    if out.dtype == a.dtype:
-        xp.take(a, src, axis=2, out=out)
+    if o.dtype == a.dtype:
+        xp.take(a, src, axis=2, out=o)
     else:
-        xp.copyto(out, xp.take(a, src, axis=2), casting="same_kind")
-
-
-@_ks.upsample_nearest1d.cpu
-def _upsample_nearest1d_cpu(
-    self: CPUTensor,
-    output_size: int | None,
-    scale_factor: float | None,
-    *,
-    out: ConstOut[CPUTensor],
-) -> None:
-    _upsample_body(np, self.array, output_size, scale_factor, out.array)
-
-
-@_ks.upsample_nearest1d.cuda
-def _upsample_nearest1d_cuda(
-    self: CUDATensor,
-    output_size: int | None,
-    scale_factor: float | None,
-    *,
-    out: ConstOut[CUDATensor],
-) -> None:
-    _upsample_body(cupy_module(), self.array, output_size, scale_factor, out.array)
+        xp.copyto(o, xp.take(a, src, axis=2), casting="same_kind")
 
 
 for _op in (softmax, log_softmax):

@@ -15,7 +15,8 @@ Tensor method, no out and no inplace variant. Some produce new data where a view
   C-contiguous already).
 
 **Copy ops** are structured ops (:mod:`devtensor.structured`) with functional and out variants: ``clone``,
-``flip``, ``cat``, ``stack``. Their results always have a new storage.
+``flip``, ``cat``, ``stack``. Their results always have a new storage. They live in
+:mod:`devtensor.kernels.copying` (re-exported here).
 
 Dims may be negative (counting from the end); a 0-d tensor accepts the dims 0 and -1 where PyTorch's does.
 Errors: IndexError for dims out of range, :class:`~devtensor.errors.ShapeError` (a ValueError) for shapes that
@@ -26,20 +27,13 @@ ArgumentTypeError (a TypeError) for arguments of the wrong type; each names the 
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-import numpy as np
-
-from devtensor import kernel_signatures as _ks
-from devtensor.backends import cupy_module
-from devtensor.dtypes import result_type
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError, ViewError
-from devtensor.structured import TensorSpec, structured_op
-from devtensor.tensor import Tensor, TensorMeta
-from devtensor.typed import ConstOut, CPUTensor, CUDATensor
+from devtensor.errors import ArgumentValueError, ShapeError, ViewError
+from devtensor.meta import int_arg, ints_arg, normalize_dim, normalize_dims
+from devtensor.tensor import Tensor
 from devtensor.views import ViewSpec, view_op
 
 __all__ = [
@@ -65,78 +59,6 @@ __all__ = [
 # --- argument helpers ---------------------------------------------------------------------------------------
 
 
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _int(op: str, arg: str, value: object) -> int:
-    if type(value) is int:
-        return value
-    if isinstance(value, bool):
-        raise ArgumentTypeError(f"{op}: argument '{arg}' must be an int, got bool {value!r}")
-    try:
-        return operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise ArgumentTypeError(
-            f"{op}: argument '{arg}' must be an int, got {type(value).__name__} {_short(value)}"
-        ) from None
-
-
-def _ints(op: str, arg: str, value: object, *, allow_int: bool = False) -> tuple[int, ...]:
-    """``value`` as a tuple of ints: a list or tuple of ints (a single int too when ``allow_int``)."""
-    if type(value) is tuple:
-        for item in value:
-            if type(item) is not int:
-                break
-        else:
-            return value
-    if allow_int and not isinstance(value, bool):
-        try:
-            return (operator.index(value),)  # type: ignore[arg-type]
-        except TypeError:
-            pass
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        expected = "an int or a sequence of ints" if allow_int else "a sequence of ints"
-        raise ArgumentTypeError(
-            f"{op}: argument '{arg}' must be {expected}, got {type(value).__name__} {_short(value)}"
-        )
-    result: list[int] = []
-    for item in value:
-        if isinstance(item, bool):
-            raise ArgumentTypeError(f"{op}: argument '{arg}' must contain ints, got {_short(value)}")
-        try:
-            result.append(operator.index(item))
-        except TypeError:
-            raise ArgumentTypeError(f"{op}: argument '{arg}' must contain ints, got {_short(value)}") from None
-    return tuple(result)
-
-
-def _dim(op: str, arg: str, dim: object, ndim: int) -> int:
-    """``dim`` normalized into ``range(ndim)``; a 0-d tensor takes 0 and -1 (as PyTorch's ``maybe_wrap_dim``)."""
-    d = _int(op, arg, dim)
-    n = max(ndim, 1)
-    if not -n <= d < n:
-        raise IndexOutOfRangeError(
-            f"{op}: argument '{arg}' is out of range: dimension {d} of a tensor with {ndim} dimension(s) "
-            f"(expected to be in range of [{-n}, {n - 1}])"
-        )
-    return d + n if d < 0 else d
-
-
-def _dims(op: str, arg: str, dims: object, ndim: int, *, allow_int: bool = True) -> tuple[int, ...]:
-    """Distinct normalized dims (an int or a sequence of ints). Duplicates are an error."""
-    raw = _ints(op, arg, dims, allow_int=allow_int)
-    result = tuple(_dim(op, arg, d, ndim) for d in raw)
-    if len(set(result)) != len(result):
-        for i, d in enumerate(result):
-            if d in result[:i]:
-                raise ArgumentValueError(
-                    f"{op}: dim {d} appears multiple times in the list of dims (argument '{arg}' = {raw})"
-                )
-    return result
-
-
 def _fmt(shape: Sequence[int]) -> str:
     return str(list(shape))
 
@@ -148,7 +70,7 @@ _MAX_CACHE = 4096
 
 def _infer_size(op: str, arg: str, shape: object, tensor_shape: tuple[int, ...]) -> tuple[int, ...]:
     """``shape`` with its one ``-1`` inferred from the number of elements (PyTorch's ``infer_size``); cached."""
-    sizes = _ints(op, arg, shape)
+    sizes = ints_arg(op, arg, shape)
     key = (sizes, tensor_shape)
     hit = _infer_cache.get(key)
     if hit is not None:
@@ -335,8 +257,8 @@ _flatten_shapes: dict[tuple[tuple[int, ...], int, int], tuple[int, ...]] = {}
 
 
 def _flatten_shape(shape: tuple[int, ...], start_dim: int, end_dim: int) -> tuple[int, ...]:
-    start = _dim("flatten", "start_dim", start_dim, len(shape))
-    end = _dim("flatten", "end_dim", end_dim, len(shape))
+    start = normalize_dim("flatten", start_dim, len(shape), "start_dim")
+    end = normalize_dim("flatten", end_dim, len(shape), "end_dim")
     if start > end:
         raise ArgumentValueError(
             f"flatten: start_dim cannot come after end_dim (start_dim={start_dim}, end_dim={end_dim} for a tensor "
@@ -373,8 +295,8 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> ViewSpec:
         if hit is not None:
             return hit
     ndim = len(shape)
-    d0 = _dim("transpose", "dim0", dim0, ndim)
-    d1 = _dim("transpose", "dim1", dim1, ndim)
+    d0 = normalize_dim("transpose", dim0, ndim, "dim0")
+    d1 = normalize_dim("transpose", dim1, ndim, "dim1")
     order = list(range(ndim))
     if ndim:
         order[d0], order[d1] = order[d1], order[d0]
@@ -400,13 +322,13 @@ def permute(self: Tensor, dims: Sequence[int]) -> ViewSpec:
         IndexError: a dim out of range.
     """
     ndim = len(self.shape)
-    raw = _ints("permute", "dims", dims)
+    raw = ints_arg("permute", "dims", dims)
     if len(raw) != ndim:
         raise ShapeError(
             f"permute: the number of dims ({len(raw)}, argument 'dims' = {_fmt(raw)}) does not match the number "
             f"of dimensions of the tensor ({ndim}, shape {_fmt(self.shape)})"
         )
-    order = _dims("permute", "dims", raw, ndim, allow_int=False) if ndim else ()
+    order = normalize_dims("permute", raw, ndim, "dims", allow_int=False) if ndim else ()
     return ViewSpec(tuple(self.shape[d] for d in order), order)
 
 
@@ -434,7 +356,7 @@ def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> ViewSpec:
     if dim is None:
         drop = tuple(i for i, n in enumerate(shape) if n == 1)
     else:
-        named = _dims("squeeze", "dim", dim, len(shape))
+        named = normalize_dims("squeeze", dim, len(shape), "dim")
         drop = tuple(sorted(d for d in named if shape and shape[d] == 1))
     return ViewSpec(tuple(n for i, n in enumerate(shape) if i not in drop), drop)
 
@@ -448,7 +370,7 @@ def unsqueeze(self: Tensor, dim: int) -> ViewSpec:
         IndexError: ``dim`` out of range.  ArgumentTypeError: ``dim`` is not an int.
     """
     shape = self.shape
-    d = _dim("unsqueeze", "dim", dim, len(shape) + 1)
+    d = normalize_dim("unsqueeze", dim, len(shape) + 1, "dim")
     return ViewSpec((*shape[:d], 1, *shape[d:]), d)
 
 
@@ -464,7 +386,7 @@ def _unsqueeze(xp: ModuleType, array: Any, plan: int) -> Any:
 
 
 def _expand_spec(op: str, arg: str, self: Tensor, sizes_arg: object) -> ViewSpec:
-    sizes = _ints(op, arg, sizes_arg)
+    sizes = ints_arg(op, arg, sizes_arg)
     shape = self.shape
     ndim, n = len(shape), len(sizes)
     if n < ndim:
@@ -584,17 +506,17 @@ def split(self: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 
     """
     if not self.shape:
         raise ShapeError("split: expects at least a 1-dimensional tensor, got a 0-d tensor")
-    d = _dim("split", "dim", dim, len(self.shape))
+    d = normalize_dim("split", dim, len(self.shape), "dim")
     n = self.shape[d]
     if isinstance(split_size_or_sections, bool) or not isinstance(split_size_or_sections, Sequence):
-        size = _int("split", "split_size_or_sections", split_size_or_sections)
+        size = int_arg("split", "split_size_or_sections", split_size_or_sections)
         if size < 0 or (size == 0 and n != 0):
             raise ArgumentValueError(
                 f"split: split_size must be positive (0 only for an empty dimension), got {size} for dimension "
                 f"{d} of size {n}"
             )
         return _pieces("split", self, d, _equal_bounds(n, size) if size else [(0, 0)])
-    sections = _ints("split", "split_size_or_sections", split_size_or_sections)
+    sections = ints_arg("split", "split_size_or_sections", split_size_or_sections)
     if any(s < 0 for s in sections):
         raise ArgumentValueError(f"split: split sizes must be non-negative, got {_fmt(sections)}")
     if sum(sections) != n:
@@ -615,12 +537,12 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[ViewSpec, ...]:
     Raises:
         ShapeError: a 0-d tensor.  ValueError: ``chunks`` < 1.  IndexError: ``dim`` out of range.
     """
-    count = _int("chunk", "chunks", chunks)
+    count = int_arg("chunk", "chunks", chunks)
     if not self.shape:
         raise ShapeError("chunk: expects at least a 1-dimensional tensor, got a 0-d tensor")
     if count <= 0:
         raise ArgumentValueError(f"chunk: argument 'chunks' must be greater than 0, got {count}")
-    d = _dim("chunk", "dim", dim, len(self.shape))
+    d = normalize_dim("chunk", dim, len(self.shape), "dim")
     n = self.shape[d]
     size = -(-n // count)
     bounds = [(0, 0)] * count if n == 0 else _equal_bounds(n, size)
@@ -636,151 +558,5 @@ for _op in (split, chunk):
     _op.impl("cpu", "cuda")(_slice_kernel)
 
 
-# --- clone, flip (structured: new data, with out) -------------------------------------------------------------
-
-
-@structured_op(inplace=False, elementwise=True)
-def clone(self: TensorMeta) -> TensorSpec:
-    """A copy of ``self`` with a new storage (``torch.clone``): same shape, dtype and device, C-contiguous.
-    Out variant: ``clone(t, out=o)`` copies into ``o`` (same_kind cast; ``o`` may be ``t`` itself).
-    """
-    return self.shape, self.dtype
-
-
-@_ks.clone.cpu
-def _clone_cpu(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
-    np.copyto(out.array, self.array, casting="same_kind")
-
-
-@_ks.clone.cuda
-def _clone_cuda(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
-    cupy_module().copyto(out.array, self.array, casting="same_kind")
-
-
-@structured_op(inplace=False)
-def flip(self: TensorMeta, dims: int | Sequence[int]) -> TensorSpec:
-    """A copy of ``self`` with the order of elements reversed along ``dims`` (an int or a sequence of ints;
-    ``torch.flip``, ``np.flip``); a new storage. Functional and out variants.
-
-    Raises:
-        IndexError: a dim out of range.  ValueError: a repeated dim.  ArgumentTypeError: ``dims`` not ints.
-    """
-    _dims("flip", "dims", dims, len(self.shape))
-    return self.shape, self.dtype
-
-
-def _flip_axes(self: Tensor, dims: int | Sequence[int]) -> tuple[int, ...]:
-    return _dims("flip", "dims", dims, len(self.shape)) if self.shape else ()
-
-
-@_ks.flip.cpu
-def _flip_cpu(self: CPUTensor, dims: int | Sequence[int], *, out: ConstOut[CPUTensor]) -> None:
-    np.copyto(out.array, np.flip(self.array, axis=_flip_axes(self, dims)), casting="same_kind")
-
-
-@_ks.flip.cuda
-def _flip_cuda(self: CUDATensor, dims: int | Sequence[int], *, out: ConstOut[CUDATensor]) -> None:
-    cp = cupy_module()
-    axes = _flip_axes(self, dims)
-    cp.copyto(out.array, cp.flip(self.array, axis=axes) if axes else self.array, casting="same_kind")
-
-
-# --- cat, stack -----------------------------------------------------------------------------------------------
-
-
-def _list_meta(op: str, tensors: Sequence[TensorMeta]) -> None:
-    if not tensors:
-        raise ArgumentValueError(f"{op}: expected a non-empty list of Tensors (argument 'tensors')")
-
-
-@structured_op(inplace=False, method=False)
-def cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
-    """The tensors joined along the existing dim ``dim`` (``torch.cat``, ``np.concatenate``): all must have
-    the same number of dims (at least 1) and equal sizes except in ``dim``. The result dtype promotes all the
-    dtypes (NumPy's ``result_type``); a new storage. Functional and out variants (an out overlapping an input
-    is a MemoryOverlapError). All tensors on one device.
-
-    Raises:
-        ShapeError: a 0-d tensor, different numbers of dims, or sizes that differ outside ``dim``; the message
-            names the shapes and the position.
-        ValueError: an empty list.  IndexError: ``dim`` out of range.
-    """
-    _list_meta("cat", tensors)
-    first = tensors[0].shape
-    for i, t in enumerate(tensors):
-        if not t.shape:
-            raise ShapeError(f"cat: zero-dimensional tensor (at position {i}) cannot be concatenated")
-        if len(t.shape) != len(first):
-            raise ShapeError(
-                f"cat: tensors must have the same number of dimensions: got {len(first)} and {len(t.shape)} "
-                f"(tensors[0] of shape {_fmt(first)}, tensors[{i}] of shape {_fmt(t.shape)})"
-            )
-    d = _dim("cat", "dim", dim, len(first))
-    total = 0
-    for i, t in enumerate(tensors):
-        s = t.shape
-        if s[:d] != first[:d] or s[d + 1 :] != first[d + 1 :]:
-            raise ShapeError(
-                f"cat: sizes of tensors must match except in dimension {d}: tensors[0] has shape {_fmt(first)} "
-                f"and tensors[{i}] has shape {_fmt(s)}"
-            )
-        total += s[d]
-    dtype = tensors[0].dtype
-    if any(t.dtype is not dtype for t in tensors):
-        dtype = result_type(*(t.dtype for t in tensors))
-    return (*first[:d], total, *first[d + 1 :]), dtype
-
-
-@_ks.cat.cpu
-def _cat_cpu(tensors: Sequence[CPUTensor], dim: int, *, out: ConstOut[CPUTensor]) -> None:
-    np.concatenate([t.array for t in tensors], axis=operator.index(dim), out=out.array)
-
-
-@_ks.cat.cuda
-def _cat_cuda(tensors: Sequence[CUDATensor], dim: int, *, out: ConstOut[CUDATensor]) -> None:
-    cp = cupy_module()
-    arrays = [t.array for t in tensors]
-    if out.dtype == np.result_type(*(a.dtype for a in arrays)):
-        cp.concatenate(arrays, axis=operator.index(dim), out=out.array)
-    else:
-        cp.copyto(out.array, cp.concatenate(arrays, axis=operator.index(dim)), casting="same_kind")
-
-
-@structured_op(inplace=False, method=False)
-def stack(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
-    """The tensors joined along a new dim inserted at ``dim`` (``torch.stack``, ``np.stack``): all must have
-    the same shape; ``dim`` is in ``[-ndim - 1, ndim]``. The result dtype promotes all the dtypes; a new
-    storage. Functional and out variants. All tensors on one device.
-
-    Raises:
-        ShapeError: shapes that differ (the message names them and the positions).
-        ValueError: an empty list.  IndexError: ``dim`` out of range.
-    """
-    _list_meta("stack", tensors)
-    first = tensors[0].shape
-    for i, t in enumerate(tensors):
-        if t.shape != first:
-            raise ShapeError(
-                f"stack: expects each tensor to be equal size, but got {_fmt(first)} at entry 0 and "
-                f"{_fmt(t.shape)} at entry {i}"
-            )
-    d = _dim("stack", "dim", dim, len(first) + 1)
-    dtype = tensors[0].dtype
-    if any(t.dtype is not dtype for t in tensors):
-        dtype = result_type(*(t.dtype for t in tensors))
-    return (*first[:d], len(tensors), *first[d:]), dtype
-
-
-@_ks.stack.cpu
-def _stack_cpu(tensors: Sequence[CPUTensor], dim: int, *, out: ConstOut[CPUTensor]) -> None:
-    np.stack([t.array for t in tensors], axis=operator.index(dim), out=out.array)
-
-
-@_ks.stack.cuda
-def _stack_cuda(tensors: Sequence[CUDATensor], dim: int, *, out: ConstOut[CUDATensor]) -> None:
-    cp = cupy_module()
-    arrays = [t.array for t in tensors]
-    if out.dtype == np.result_type(*(a.dtype for a in arrays)):
-        cp.stack(arrays, axis=operator.index(dim), out=out.array)
-    else:
-        cp.copyto(out.array, cp.stack(arrays, axis=operator.index(dim)), casting="same_kind")
+# The copy ops, defined after the view ops (their definition order is the registry's and the generated files').
+from devtensor.kernels.copying import cat, clone, flip, stack  # noqa: E402

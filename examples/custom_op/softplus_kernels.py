@@ -6,7 +6,8 @@ The type of each impl of the ops defined in ``fused_softplus``, and typed regist
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final
+from types import ModuleType
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final, overload
 
 from devtensor.dtypes import DTypeLike, Scalar
 from devtensor.structured import KernelRegistrar
@@ -38,6 +39,8 @@ _CUDA4 = TypeVar("_CUDA4", bound=CUDATensor | _NoTensor, contravariant=True)
 _CUDA5 = TypeVar("_CUDA5", bound=CUDATensor | _NoTensor, contravariant=True)
 _CUDA6 = TypeVar("_CUDA6", bound=CUDATensor | _NoTensor, contravariant=True)
 _CUDA7 = TypeVar("_CUDA7", bound=CUDATensor | _NoTensor, contravariant=True)
+# The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.
+_XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
 
 
 class SoftplusCPUKernel(Protocol[_CPU0]):
@@ -52,14 +55,21 @@ class SoftplusCUDAKernel(Protocol[_CUDA0]):
     def __call__(_k, self: _CUDA0, beta: float, threshold: float, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+class SoftplusXPKernel(Protocol[_XP]):
+    """The type of ``softplus``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, beta: float, threshold: float, *, out: ConstOut[_XP]) -> None: ...
+
+
 class _SoftplusKernels(KernelRegistrar):
-    """Typed registration of ``softplus``'s impls: ``@softplus.cpu`` / ``@softplus.cuda``."""
+    """Typed registration of ``softplus``'s impls: ``@softplus.cpu`` / ``@softplus.cuda`` / ``@softplus.xp``."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
         def cpu(self, fn: SoftplusCPUKernel[_CPU0]) -> SoftplusCPUKernel[_CPU0]: ...
         def cuda(self, fn: SoftplusCUDAKernel[_CUDA0]) -> SoftplusCUDAKernel[_CUDA0]: ...
+        def xp(self, fn: SoftplusXPKernel[_XP]) -> SoftplusXPKernel[_XP]: ...
 
 
 softplus = _SoftplusKernels('softplus')
@@ -71,4 +81,4 @@ if not TYPE_CHECKING:
         return KernelRegistrar(name)
 
 
-del DTypeLike, Literal, Tensor, TensorOrScalar  # names the copied annotations may use
+del DTypeLike, Literal, ModuleType, Tensor, TensorOrScalar  # names the copied annotations may use
