@@ -249,14 +249,24 @@ class _Corrupt(Exception):
 
 
 # What numpy.load and zipfile raise on a file that is not a readable .npz: ValueError (bad magic, a pickle, an
-# object array, a short read), EOFError, zipfile.BadZipFile (bad zip structure, CRC mismatch), zlib.error (a broken
-# compressed member), KeyError (a zip directory naming a missing member), OSError (a bad seek), RecursionError (a
-# manifest nested too deeply for json) and UnicodeDecodeError (a ValueError) for a broken header or manifest.
+# object array, a short read, a header or manifest that is not UTF-8), EOFError, zipfile.BadZipFile (bad zip
+# structure, CRC mismatch), zlib.error (a broken compressed member), KeyError (a zip directory naming a missing
+# member), OSError (a bad seek) and RuntimeError (an 'encrypted' flag; NotImplementedError: a zip version or
+# compression method zipfile lacks; RecursionError: a manifest nested too deeply for json).
 def _read_errors() -> tuple[type[BaseException], ...]:
     import zipfile
     import zlib
 
-    return (ValueError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, OSError, RecursionError, _Corrupt)
+    return (
+        ValueError,
+        EOFError,
+        zipfile.BadZipFile,
+        zlib.error,
+        KeyError,
+        OSError,
+        RuntimeError,
+        _Corrupt,
+    )
 
 
 def _load_from(fh: Any, name: str, target: Device | None, parse_json: Callable[[str], Any]) -> Any:
@@ -283,6 +293,8 @@ def _load_from(fh: Any, name: str, target: Device | None, parse_json: Callable[[
             by_type = {s.device_type: _target_device(s.device_type, target, name) for s in specs.values()}
             devices = {key: by_type[spec.device_type] for key, spec in specs.items()}
             arrays = {key: _read_array(archive, key, spec, devices[key]) for key, spec in specs.items()}
+        except DeviceUnavailableError:
+            raise  # a RuntimeError too, but not the file's fault
         except errors as e:
             raise ArgumentValueError(f"load: {name} is not a valid devtensor archive ({_why(e)})") from e
     # Outside the handler above: an error of the device's backend is not a fault of the file.
