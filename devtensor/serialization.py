@@ -10,15 +10,16 @@ JSON manifest::
                                                 "shape": [2, 3], "device": "cuda"}]]}}
 
 Node kinds: ``tensor`` (array name, dtype name, shape, device type), ``dict`` (str keys, in order), ``list``,
-``tuple``, and the plain values ``none``, ``bool``, ``int``, ``str``, ``float`` (``float.hex``, exact, NaN and
-infinities included) and ``complex`` (two ``float.hex`` strings). One tensor object saved twice is stored once and
-loads as one tensor referenced twice.
+``tuple``, and the plain values ``none``, ``bool``, ``str``, ``int`` (a JSON number, or hexadecimal text beyond 64
+bits), ``float`` (``float.hex``: exact, NaN and infinities included) and ``complex`` (two ``float.hex`` strings).
+One tensor object saved twice is stored once and loads as one tensor referenced twice.
 
 Loading reads with ``numpy.load(..., allow_pickle=False)`` and parses JSON: it never executes code from the file.
 """
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Callable
 from typing import IO, Any, Final, TypeAlias
@@ -74,8 +75,8 @@ def save(obj: object, f: FileLike) -> None:
             file object (written from its current position).
     Raises:
         ArgumentTypeError (TypeError): ``obj`` holds an unsupported value (a NumPy array or scalar, a set, a
-            namedtuple, an object…) or a dict key that is not a ``str``; ``f`` is neither a path nor a writable
-            file object. The message names where in ``obj``.
+            namedtuple, an object…) or a dict key that is not a ``str`` (the message names where in ``obj``);
+            ``f`` is neither a path nor a writable binary file object (a text-mode file, say).
         ArgumentValueError (ValueError): ``obj`` contains itself (a cycle).
         NoDataError (RuntimeError): ``obj`` holds a meta tensor, which has no data to save.
         OSError: the file cannot be opened or written.
@@ -86,9 +87,13 @@ def save(obj: object, f: FileLike) -> None:
 
     writer = _writer(f)
     arrays: dict[str, np.ndarray[Any, Any]] = {}
-    root = _Encoder(arrays).node(obj, "obj", set())
-    manifest = {"format": _FORMAT_TAG, "version": FORMAT_VERSION, "root": root}
-    text = json.dumps(manifest, ensure_ascii=False, separators=(",", ":"))
+    try:
+        root = _Encoder(arrays).node(obj, "obj", set())
+        manifest = {"format": _FORMAT_TAG, "version": FORMAT_VERSION, "root": root}
+        # ASCII with escapes: a str holding a lone surrogate still encodes, and loads back the same.
+        text = json.dumps(manifest, separators=(",", ":"))
+    except RecursionError:
+        raise ArgumentValueError("save: argument 'obj' is nested too deeply to save") from None
     members: dict[str, np.ndarray[Any, Any]] = {MANIFEST_NAME: np.frombuffer(text.encode("utf-8"), dtype=np.uint8)}
     members.update(arrays)
     writer(members)
@@ -105,7 +110,7 @@ def _writer(f: object) -> Callable[[dict[str, Any]], None]:
                 np.savez(fh, **members)
 
         return write_path
-    if callable(getattr(f, "write", None)):
+    if _is_binary_file(f, "write"):
 
         def write_file(members: dict[str, Any]) -> None:
             np.savez(f, **members)  # type: ignore[arg-type]  # a file object with write(), as numpy.savez accepts
@@ -134,7 +139,9 @@ class _Encoder:
         if kind is bool:
             return {"kind": "bool", "value": x}
         if kind is int:
-            return {"kind": "int", "value": x}
+            # Beyond 64 bits, hexadecimal text: decimal conversion of huge ints is limited (sys.set_int_max_str_digits).
+            small = -(2**63) <= x < 2**64  # type: ignore[operator]  # kind is int
+            return {"kind": "int", "value": x if small else hex(x)}  # type: ignore[arg-type]
         if kind is float:
             return {"kind": "float", "value": float.hex(x)}  # type: ignore[arg-type]  # kind is float
         if kind is complex:
@@ -217,7 +224,7 @@ def load(f: FileLike, device: DeviceLike | None = None) -> Any:
         DeviceUnavailableError (RuntimeError): the archive holds CUDA tensors (or ``device`` asks for CUDA) and
             CuPy or a GPU is missing, or a saved device type is not registered here; the message suggests
             ``device="cpu"``.
-        ArgumentTypeError (TypeError): ``f`` is neither a path nor a file object.
+        ArgumentTypeError (TypeError): ``f`` is neither a path nor a binary file object (a text-mode file, say).
         ValueError / TypeError: a malformed ``device`` (as :class:`~devtensor.device.Device`).
         FileNotFoundError, PermissionError (OSError): the path cannot be opened.
     """
@@ -228,12 +235,17 @@ def load(f: FileLike, device: DeviceLike | None = None) -> Any:
     if isinstance(f, (str, bytes, os.PathLike)):
         with open(f, "rb") as fh:
             return _load_from(fh, name, target, json.loads)
-    if not (callable(getattr(f, "read", None)) and callable(getattr(f, "seek", None))):
+    if not _is_binary_file(f, "read", "seek"):
         raise ArgumentTypeError(
             f"load: argument 'f' must be a path (str, bytes or os.PathLike) or a readable, seekable binary file "
             f"object, got {type(f).__name__}"
         )
     return _load_from(f, name, target, json.loads)
+
+
+def _is_binary_file(f: object, *methods: str) -> bool:
+    """Whether ``f`` has the file ``methods`` and is not a text-mode file."""
+    return all(callable(getattr(f, m, None)) for m in methods) and not isinstance(f, io.TextIOBase)
 
 
 def _file_name(f: object) -> str:
@@ -384,8 +396,12 @@ def _checked_node(node: object, specs: dict[str, _TensorSpec], where: str) -> di
                 _checked_node(item, specs, f"{where}[{i}]")
     elif kind == "none":
         pass
-    elif kind in ("bool", "int", "str"):
-        _field(node, "value", {"bool": bool, "int": int, "str": str}[kind], where)
+    elif kind in ("bool", "str"):
+        _field(node, "value", bool if kind == "bool" else str, where)
+    elif kind == "int":
+        value = _field(node, "value", (int, str), where)
+        if isinstance(value, str):
+            node["value"] = _hex_int(value, where)
     elif kind == "float":
         _hex_float(_field(node, "value", str, where), where)
     elif kind == "complex":
@@ -397,6 +413,13 @@ def _checked_node(node: object, specs: dict[str, _TensorSpec], where: str) -> di
     else:
         raise _Corrupt(f"manifest node {where} has an unknown kind {kind!r}")
     return node
+
+
+def _hex_int(text: str, where: str) -> int:
+    try:
+        return int(text, 16)
+    except ValueError:
+        raise _Corrupt(f"manifest node {where} has a malformed int {text!r}") from None
 
 
 def _hex_float(text: str, where: str) -> float:

@@ -250,10 +250,22 @@ def test_plain_values_keep_type_and_exact_value() -> None:
         1 / 3,
         complex(-0.0, float("-inf")),
         "naïve ☃",
+        "\ud800",  # a lone surrogate
         None,
         "",
+        2**64,
+        -(2**63),
+        10**5000,  # beyond the decimal conversion limit of ints
     ]
     assert_same(round_trip(obj), obj)
+
+
+def test_too_deep_nesting_is_refused() -> None:
+    deep: list[object] = []
+    for _ in range(sys.getrecursionlimit() + 10):
+        deep = [deep]
+    with pytest.raises(ArgumentValueError, match="save: argument 'obj' is nested too deeply"):
+        dt.save(deep, io.BytesIO())
 
 
 def test_dict_subclasses_load_as_dicts_in_order() -> None:
@@ -421,8 +433,12 @@ def test_meta_tensors_are_refused(tmp_path: pathlib.Path) -> None:
 def test_bad_file_arguments() -> None:
     with pytest.raises(ArgumentTypeError, match="save: argument 'f'"):
         dt.save(dt.ones(1), 3)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentTypeError, match="save: argument 'f'"):
+        dt.save(dt.ones(1), io.StringIO())  # type: ignore[arg-type]
     with pytest.raises(ArgumentTypeError, match="load: argument 'f'"):
         dt.load(object())  # type: ignore[arg-type]
+    with pytest.raises(ArgumentTypeError, match="load: argument 'f'"):
+        dt.load(io.StringIO("text"))  # type: ignore[arg-type]
 
 
 # --- files that are not archives -------------------------------------------------------------------------------
@@ -505,6 +521,8 @@ def test_corrupted_bytes_are_refused_or_harmless(tmp_path: pathlib.Path) -> None
         ({"root": {"kind": "dict", "items": [[1, {"kind": "none"}]]}}, "malformed dict item"),
         ({"root": {"kind": "int", "value": True}}, "malformed 'value'"),
         ({"root": {"kind": "float", "value": "1.5x"}}, "malformed float"),
+        ({"root": {"kind": "int", "value": "0xg"}}, "malformed int"),
+        ({"root": {"kind": "complex", "value": ["0x1p0"]}}, "malformed complex"),
         ({"root": {"kind": "none"}, "version": FORMAT_VERSION + 1}, "newer devtensor"),
         ({"root": {"kind": "none"}, "version": "1"}, "format version"),
         ({"root": [1]}, "not an object"),
@@ -530,3 +548,15 @@ def test_exported_at_top_level() -> None:
     assert dt.save is dt.serialization.save
     assert dt.load is dt.serialization.load
     assert {"save", "load"} <= set(dt.__all__)
+
+
+@pytest.mark.cuda
+def test_round_trip_on_a_real_gpu(tmp_path: pathlib.Path) -> None:
+    """The same round trips with real CuPy (skipped without a GPU)."""
+    obj = {"w": dt.tensor(np.arange(6.0).reshape(2, 3), device="cuda"), "h": dt.tensor([1, 2], dtype=dt.float16)}
+    obj["view"] = obj["w"][:, ::2]
+    dt.save(obj, tmp_path / "gpu.dt")
+    got = dt.load(tmp_path / "gpu.dt")
+    assert_same(got, obj)
+    assert got["w"].device.type == "cuda"
+    assert dt.load(tmp_path / "gpu.dt", device="cpu")["view"].device.type == "cpu"
