@@ -138,14 +138,15 @@ class _Encoder:
             return {"kind": "none"}
         if kind is bool:
             return {"kind": "bool", "value": x}
-        if kind is int:
+        # isinstance narrows for the type checker; the exact type test refuses subclasses (numpy.float64, IntEnum…)
+        # that would come back as a different type.
+        if isinstance(x, int) and kind is int:
             # Beyond 64 bits, hexadecimal text: decimal conversion of huge ints is limited (sys.set_int_max_str_digits).
-            small = -(2**63) <= x < 2**64  # type: ignore[operator]  # kind is int
-            return {"kind": "int", "value": x if small else hex(x)}  # type: ignore[arg-type]
-        if kind is float:
-            return {"kind": "float", "value": float.hex(x)}  # type: ignore[arg-type]  # kind is float
-        if kind is complex:
-            return {"kind": "complex", "value": [x.real.hex(), x.imag.hex()]}  # type: ignore[attr-defined]
+            return {"kind": "int", "value": x if -(2**63) <= x < 2**64 else hex(x)}
+        if isinstance(x, float) and kind is float:
+            return {"kind": "float", "value": x.hex()}
+        if isinstance(x, complex) and kind is complex:
+            return {"kind": "complex", "value": [x.real.hex(), x.imag.hex()]}
         if kind is str:
             return {"kind": "str", "value": x}
         if isinstance(x, dict) or kind is list or kind is tuple:
