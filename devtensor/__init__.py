@@ -55,6 +55,7 @@ from devtensor.errors import (
     ReadOnlyError,
     ShapeError,
 )
+from devtensor.serialization import load, save
 from devtensor.tensor import Tensor
 from devtensor.typed import CPUTensor, CUDATensor, MetaTensor
 
@@ -98,8 +99,10 @@ __all__ = [
     "int32",
     "int64",
     "linspace",
+    "load",
     "ones",
     "ones_like",
+    "save",
     "tensor",
     "uint8",
     "uint16",
