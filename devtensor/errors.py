@@ -13,6 +13,7 @@ __all__ = [
     "ArgumentValueError",
     "CastingError",
     "DeviceMismatchError",
+    "DeviceUnavailableError",
     "IndexOutOfRangeError",
     "DevtensorError",
     "MemoryOverlapError",
@@ -125,3 +126,9 @@ def _human(nbytes: int) -> str:
             return f"{value:.3g} {unit}"
         value /= 1024
     raise AssertionError("unreachable")
+
+
+class DeviceUnavailableError(DevtensorError, RuntimeError):
+    """Tensors belong on a device type this process cannot use (CUDA without CuPy or without a GPU, or a device
+    type that is not registered), e.g. when loading an archive (``devtensor.load``). A ``RuntimeError``, as
+    PyTorch raises when ``torch.load`` meets CUDA tensors without CUDA; the message suggests ``device="cpu"``."""

@@ -30,7 +30,7 @@ from devtensor.backends import backend_for, cupy_module
 from devtensor.creation import asarray, empty
 from devtensor.device import Device, DeviceLike, as_device
 from devtensor.dtypes import DType, to_dtype
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, DevtensorError, NoDataError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceUnavailableError, NoDataError
 from devtensor.tensor import Tensor
 
 __all__ = ["FORMAT_VERSION", "MANIFEST_NAME", "DeviceUnavailableError", "FileLike", "load", "save"]
@@ -44,12 +44,6 @@ _FORMAT_TAG: Final = "devtensor"
 #: Where :func:`save` writes and :func:`load` reads: a path (``str``, ``bytes`` or ``os.PathLike``) or a binary
 #: file object (writable for ``save``; readable and seekable for ``load``).
 FileLike: TypeAlias = "str | bytes | os.PathLike[str] | os.PathLike[bytes] | IO[bytes]"
-
-
-class DeviceUnavailableError(DevtensorError, RuntimeError):
-    """An archive's tensors belong on a device type this process cannot use (CUDA without CuPy or without a GPU,
-    or a device type that is not registered). A ``RuntimeError``, as PyTorch raises when ``torch.load`` meets CUDA
-    tensors without CUDA; the message suggests ``device="cpu"``."""
 
 
 # --- save ------------------------------------------------------------------------------------------------------

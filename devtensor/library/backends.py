@@ -111,7 +111,9 @@ def _to_cpu(value: Any) -> Any:
     if isinstance(value, list):
         return [_to_cpu(item) for item in value]
     if isinstance(value, tuple):
-        return tuple(_to_cpu(item) for item in value)
+        items = [_to_cpu(item) for item in value]
+        # A NamedTuple (a meta function's plan may be one) keeps its class.
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     return value
 
 
