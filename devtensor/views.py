@@ -45,8 +45,7 @@ from types import ModuleType
 from typing import Any, Final, NamedTuple, TypeAlias
 
 from devtensor import modes
-from devtensor.device import Device
-from devtensor.dispatcher import DispatchKey
+from devtensor.dispatcher import DispatchKey, dispatch_key
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, NoKernelError
 from devtensor.structured import TENSOR, OpSchema, all_ops, schema_from_meta
 from devtensor.tensor import Tensor
@@ -165,7 +164,7 @@ class ViewOp:
         """
         if not keys:
             raise ArgumentValueError(f"{self.name}.impl: give at least one dispatch key or device type")
-        resolved = [_key_of(self.name, k) for k in keys]
+        resolved = [dispatch_key(k, op=f"{self.name}.impl") for k in keys]
 
         def register(fn: ViewKernel) -> ViewKernel:
             for key in resolved:
@@ -178,11 +177,11 @@ class ViewOp:
         """Register ``fn`` as the view kernel for ``key`` (replacing any). Takes effect on the next call."""
         if not callable(fn):
             raise ArgumentTypeError(f"{self.name}.register_kernel: argument 'fn' must be callable, got {fn!r}")
-        self.kernels[_key_of(self.name, key)] = fn
+        self.kernels[dispatch_key(key, op=f"{self.name}.register_kernel")] = fn
 
     def unregister_kernel(self, key: DispatchKey | str) -> None:
         """Remove the view kernel for ``key`` (if any). Takes effect on the next call."""
-        self.kernels.pop(_key_of(self.name, key), None)
+        self.kernels.pop(dispatch_key(key, op=f"{self.name}.unregister_kernel"), None)
 
     def __repr__(self) -> str:
         return f"<view op {self.name}>"
@@ -250,14 +249,6 @@ def _check_varargs(name: str, schema: OpSchema, meta: Callable[..., Any], vararg
             f"{name}: the varargs parameter '{varargs}' must be annotated Sequence[...], got {hint!r}"
         )
     return varargs
-
-
-def _key_of(op: str, key: DispatchKey | str) -> DispatchKey:
-    if isinstance(key, DispatchKey):
-        return key
-    if isinstance(key, str):
-        return Device(key).key
-    raise ArgumentTypeError(f"{op}.impl: a key must be a DispatchKey or a device type, got {key!r}")
 
 
 # --- the common code the generated fronts call ---------------------------------------------------------------
