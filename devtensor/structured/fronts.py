@@ -3,6 +3,10 @@ bindings), specialised to the op's schema and compiled once per op."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import linecache
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -23,14 +27,16 @@ if TYPE_CHECKING:
     from devtensor.structured.registry import StructuredOp
 
 
-_COMMON: Final[dict[str, Any]] = {
+#: The names every front's source uses besides its per-op values (:func:`front_values`): the generated modules
+#: and the run-time compiled fronts see these as globals.
+COMMON: Final[dict[str, Any]] = {
     "_Tensor": Tensor,
     "_SCALARS": SCALAR_TYPES,
     "_META_ONLY": META_ONLY,
-    "_new": object.__new__,
-    "_CO": new_const_out,
-    "_COI": InplaceOut,
-    "_co_array": set_array,
+    "_new_object": object.__new__,
+    "_new_const_out": new_const_out,
+    "_InplaceOut": InplaceOut,
+    "_set_out_array": set_array,
     "_bad_type": rules.bad_type,
     "_mismatch": rules.mismatch,
     "_no_tensor": rules.no_tensor,
@@ -60,7 +66,7 @@ def _signature_text(params: Sequence[Param], with_out: bool) -> str:
         if p.kw_only and not star:
             parts.append("*")
             star = True
-        parts.append(f"{p.name}=_d_{p.name}" if p.has_default else p.name)
+        parts.append(f"{p.name}=_default_{p.name}" if p.has_default else p.name)
     if with_out:
         if not star:
             parts.append("*")
@@ -72,51 +78,51 @@ def _call_text(params: Sequence[Param]) -> str:
     return ", ".join(f"{p.name}={p.name}" if p.kw_only else p.name for p in params)
 
 
-def _flag(i: int) -> str:
-    """The local of the fronts that records whether the ``i``-th parameter (a non-optional TensorOrScalar) got a
+def _flag(name: str) -> str:
+    """The local of the fronts that records whether the parameter ``name`` (a non-optional TensorOrScalar) got a
     tensor: the overlap checks after the meta function test it instead of calling isinstance again."""
-    return f"_k{i}"
+    return f"_{name}_is_tensor"
 
 
 def _arg_checks(params: Sequence[Param], all_names: str, first_is_self: bool, refined: bool = False) -> list[str]:
-    """Argument checks; ``refined`` (device bindings): tensors must be instances of exactly ``_Cls``. They set
-    ``_dev`` (the device of the first tensor; None when there is none yet) and ``_t0`` (that tensor), except
-    after a first ``self`` (``first_is_self``), which sets ``_dev`` alone."""
+    """Argument checks; ``refined`` (device bindings): tensors must be instances of exactly ``_Class``. They set
+    ``_device`` (the device of the first tensor; None when there is none yet) and ``_first_tensor`` (that
+    tensor), except after a first ``self`` (``first_is_self``), which sets ``_device`` alone."""
     lines: list[str] = []
-    # What is known of ``_dev`` before each parameter: "unset" (nothing yet), "maybe" (None or a device), "set".
-    # Known states spare tests: the first tensor parameter sets ``_dev`` and ``_t0`` without testing them.
+    # What is known of ``_device`` before each parameter: "unset" (nothing yet), "maybe" (None or a device), "set".
+    # Known states spare tests: the first tensor parameter sets ``_device`` and ``_first_tensor`` without testing them.
     state = "set" if first_is_self else "unset"
     first = params[0]
     if state == "unset" and (first.optional or first.category not in (TENSOR, TENSOR_OR_SCALAR)):
-        lines += ["    _dev = None", "    _t0 = None"]
+        lines += ["    _device = None", "    _first_tensor = None"]
         state = "maybe"
     for i, p in enumerate(params):
         n = p.name
         body: list[str] = []
-        is_tensor = f"type({n}) is _Cls" if refined else f"isinstance({n}, _Tensor)"
+        is_tensor = f"type({n}) is _Class" if refined else f"isinstance({n}, _Tensor)"
         bad_tensor = (
-            f"_not_refined(_name, '{n}', {n}, _Cls)" if refined else f"_bad_type(_name, '{n}', {n}, 'a Tensor')"
+            f"_not_refined(_name, '{n}', {n}, _Class)" if refined else f"_bad_type(_name, '{n}', {n}, 'a Tensor')"
         )
         if i == 0 and first_is_self:
             body += [
                 f"if not {is_tensor}: {bad_tensor}",
-                f"_dev = {n}._device",
+                f"_device = {n}._device",
             ]
         elif p.category == TENSOR or p.category == TENSOR_OR_SCALAR:
             flagged = p.category == TENSOR_OR_SCALAR and not p.optional
             body.append(f"if {is_tensor}:")
             if flagged:
-                body.append(f"    {_flag(i)} = True")
+                body.append(f"    {_flag(n)} = True")
             if state == "set":
-                body.append(f"    if {n}._device is not _dev: _mismatch(_name, {all_names})")
+                body.append(f"    if {n}._device is not _device: _mismatch(_name, {all_names})")
             elif state == "unset":
-                body += [f"    _dev = {n}._device", f"    _t0 = {n}"]
+                body += [f"    _device = {n}._device", f"    _first_tensor = {n}"]
             else:
                 body += [
-                    "    if _dev is None:",
-                    f"        _dev = {n}._device",
-                    f"        _t0 = {n}",
-                    f"    elif {n}._device is not _dev: _mismatch(_name, {all_names})",
+                    "    if _device is None:",
+                    f"        _device = {n}._device",
+                    f"        _first_tensor = {n}",
+                    f"    elif {n}._device is not _device: _mismatch(_name, {all_names})",
                 ]
             if p.category == TENSOR:
                 body.append(f"else: {bad_tensor}")
@@ -125,23 +131,23 @@ def _arg_checks(params: Sequence[Param], all_names: str, first_is_self: bool, re
             else:
                 bad_value = bad_tensor if refined else f"_bad_type(_name, '{n}', {n}, 'a Tensor or a Python number')"
                 if flagged:
-                    body += ["else:", f"    {_flag(i)} = False"]
+                    body += ["else:", f"    {_flag(n)} = False"]
                     if state == "unset":
-                        body += ["    _dev = None", "    _t0 = None"]
+                        body += ["    _device = None", "    _first_tensor = None"]
                     body.append(f"    if type({n}) not in _SCALARS: {bad_value}")
                 else:
                     body.append(f"elif type({n}) not in _SCALARS: {bad_value}")
                 if state == "unset":
                     state = "maybe"
         elif p.category == TENSOR_LIST:
-            body.append(f"_dev, _t0 = _list_device(_name, '{n}', {n}, _dev, _t0)")
+            body.append(f"_device, _first_tensor = _list_device(_name, '{n}', {n}, _device, _first_tensor)")
             if refined:
-                body.append(f"for _x in {n}: type(_x) is _Cls or _not_refined(_name, '{n}', _x, _Cls)")
+                body.append(f"for _item in {n}: type(_item) is _Class or _not_refined(_name, '{n}', _item, _Class)")
         elif p.category == SCALAR:
             check = f"type({n}) not in _SCALARS"
             if p.has_default and type(p.default) in SCALAR_TYPES:
                 # Most calls leave it at its default, a valid number: one identity test instead of the type test.
-                check = f"{n} is not _d_{n} and {check}"
+                check = f"{n} is not _default_{n} and {check}"
             body.append(f"if {check}: _bad_type(_name, '{n}', {n}, 'a Python number')")
         if body and p.optional and not (i == 0 and first_is_self):
             lines.append(f"    if {n} is not None:")
@@ -152,10 +158,10 @@ def _arg_checks(params: Sequence[Param], all_names: str, first_is_self: bool, re
 
 
 def _guarded(body: list[str], indent: str) -> list[str]:
-    """``body`` run directly when the device needs no guard, else inside ``with _dev._guard():``."""
-    lines = [f"{indent}if _dev._guard is None:"]
+    """``body`` run directly when the device needs no guard, else inside ``with _device._guard():``."""
+    lines = [f"{indent}if _device._guard is None:"]
     lines += [f"{indent}    {b}" for b in body]
-    lines += [f"{indent}else:", f"{indent}    with _dev._guard():"]
+    lines += [f"{indent}else:", f"{indent}    with _device._guard():"]
     lines += [f"{indent}        {b}" for b in body]
     return lines
 
@@ -165,7 +171,7 @@ def _impl_call(call: str, array: str, target: str | None = None, inplace: bool =
     call the handler with it. For an existing ``target`` (out, inplace self), memory made read-only behind
     devtensor's back after its writability was checked and cached makes NumPy refuse the write before writing:
     that surfaces as ReadOnlyError (a try costs nothing in CPython 3.11 when nothing is raised)."""
-    call_line = f"    _h({call}, out=_co)"
+    call_line = f"    _handler({call}, out=_const_out)"
     if target is None:
         body = [call_line]
     else:
@@ -183,8 +189,8 @@ def _impl_call(call: str, array: str, target: str | None = None, inplace: bool =
             else f"        if {array} is {target}._array: {target}._storage[0] += 1",
             "        raise",
         ]
-    new = "    _co = _COI()" if inplace else "    _co = _CO()"
-    return ["if _h is not _META_ONLY:", new, f"    _co_array(_co, {array}.view())", *body]
+    new = "    _const_out = _InplaceOut()" if inplace else "    _const_out = _new_const_out()"
+    return ["if _handler is not _META_ONLY:", new, f"    _set_out_array(_const_out, {array}.view())", *body]
 
 
 def _builtin(op: StructuredOp) -> bool:
@@ -193,21 +199,21 @@ def _builtin(op: StructuredOp) -> bool:
 
 
 def _overlap_lines(params: Sequence[Param], target: str, indent: str, *, skip_self: bool, first: int = 0) -> list[str]:
-    """Inline overlap checks of ``target`` (storage root in ``_root``) against each tensor param (``params`` are
+    """Inline overlap checks of ``target`` (storage root in ``_out_root``) against each tensor param (``params`` are
     the op's from index ``first`` on: the flags of :func:`_flag` are numbered by the op's parameters)."""
     op_text = "_name"
     arg = "'self'" if skip_self else "'out'"
     lines: list[str] = []
-    for i, p in enumerate(params, first):
+    for p in params:
         n = p.name
         if p.category in (TENSOR, TENSOR_OR_SCALAR):
             if p.optional:
                 is_tensor = f"isinstance({n}, _Tensor) and "
             elif p.category == TENSOR_OR_SCALAR:
-                is_tensor = f"{_flag(i)} and "
+                is_tensor = f"{_flag(n)} and "
             else:
                 is_tensor = ""  # checked to be a tensor
-            cond = f"{is_tensor}{n}._storage[1] is _root"
+            cond = f"{is_tensor}{n}._storage[1] is _out_root"
             if skip_self:
                 cond += f" and {n} is not {target}"
             lines.append(f"{indent}if {cond}: _check_pair({op_text}, {arg}, {target}, {n}, _elementwise)")
@@ -226,122 +232,129 @@ def _spec_check_lines(op: StructuredOp) -> list[str]:
         return []
     if op.schema.plan is not None:
         return [
-            "    _s = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is _PlannedSpec else None",
-            "    if _s is None or _spec[1] not in _SPEC_DTYPES:",
+            "    _shape = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is _PlannedSpec else None",
+            "    if _shape is None or _spec[1] not in _SPEC_DTYPES:",
             "        _spec = _checked_planned_spec(_name, _spec)",
-            "    elif _s is not _spec[0]:",
-            "        _spec = _PlannedSpec(_s, _spec[1], _spec[2])",
+            "    elif _shape is not _spec[0]:",
+            "        _spec = _PlannedSpec(_shape, _spec[1], _spec[2])",
         ]
     return [
-        "    _s = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is tuple and len(_spec) == 2 else None",
-        "    if _s is None or _spec[1] not in _SPEC_DTYPES:",
+        "    _shape = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is tuple and len(_spec) == 2 else None",
+        "    if _shape is None or _spec[1] not in _SPEC_DTYPES:",
         "        _spec = _checked_spec(_name, _spec)",
-        "    elif _s is not _spec[0]:",
-        "        _spec = (_s, _spec[1])",
+        "    elif _shape is not _spec[0]:",
+        "        _spec = (_shape, _spec[1])",
     ]
+
+
+def _inline_kind(op: StructuredOp) -> tuple[str | None, Any]:
+    """(``"unary"`` or ``"binary"``, the meta's state) when the op's meta function offers an inline common case
+    (meta.INLINE) that fits the op's parameters; (None, None) otherwise."""
+    offer = getattr(op.meta, INLINE, None) if op.schema.plan is None else None
+    if offer is None:
+        return None, None
+    kind, state = offer
+    params = op.schema.params
+    shape = [(p.name, p.category, p.kw_only, p.optional) for p in params]
+    if kind == "unary" and shape == [("self", TENSOR, False, False)]:
+        return kind, state
+    two = [("self", TENSOR_OR_SCALAR, False, False), ("other", TENSOR_OR_SCALAR, False, False)]
+    alpha = [("alpha", SCALAR, True, False)]
+    if kind == "binary" and (shape == two or (shape == two + alpha and params[2].default is ONE)):
+        return kind, state
+    return None, None
 
 
 def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, Any]]:
     """The lines computing ``_spec``: the call of the meta function, or, when it offers one (meta.INLINE), its
     common case inline with the call for the rest: one Python call less per op call (a tenth of an elementwise
-    op's time at small sizes). Also the globals those lines use."""
+    op's time at small sizes). Also the per-op values those lines use."""
     params = op.schema.params
     call = f"    _spec = _meta({_call_text(params)})"
-    offer = getattr(op.meta, INLINE, None) if op.schema.plan is None else None
-    shape = [(p.name, p.category, p.kw_only, p.optional) for p in params]
-    if offer is None:
-        return [call], {}
-    kind, state = offer
-    if kind == "unary" and shape == [("self", TENSOR, False, False)]:
+    kind, state = _inline_kind(op)
+    if kind == "unary":
         return [
-            "    _c = _mcache.get(self._dtype)",
-            "    _spec = (self._shape, _c) if _c is not None else _meta(self)",
-        ], {"_mcache": state}
-    two = [("self", TENSOR_OR_SCALAR, False, False), ("other", TENSOR_OR_SCALAR, False, False)]
-    alpha = [("alpha", SCALAR, True, False)]
-    if kind == "binary" and (shape == two or (shape == two + alpha and params[2].default is ONE)):
+            "    _cached_dtype = _meta_cache.get(self._dtype)",
+            "    _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)",
+        ], {"_meta_cache": state}
+    if kind == "binary":
         # Both tensors (the flags of the argument checks; an inplace self is one), dtypes those of the entry
         # used last, one shape, alpha at its default (the meta function checks nothing then).
-        tensors = "_k1" if variant == "inplace" else "_k0 and _k1"
-        alpha_test = " and alpha is _ONE" if len(shape) == 3 else ""
+        tensors = "_other_is_tensor" if variant == "inplace" else "_self_is_tensor and _other_is_tensor"
+        alpha_test = " and alpha is _ONE" if len(params) == 3 else ""
         return [
-            "    _m = _mlast[0]",
-            f"    if {tensors} and self._dtype is _m[0] and other._dtype is _m[1] and self._shape == other._shape"
-            f"{alpha_test}:",
-            "        _spec = (self._shape, _m[2])",
+            "    _last = _meta_last[0]",
+            f"    if {tensors} and self._dtype is _last[0] and other._dtype is _last[1]"
+            f" and self._shape == other._shape{alpha_test}:",
+            "        _spec = (self._shape, _last[2])",
             "    else:",
             "    " + call,
-        ], {"_mlast": state, "_ONE": ONE}
+        ], {"_meta_last": state, "_ONE": ONE}
     return [call], {}
 
 
-def generate_front(
-    op: StructuredOp, variant: str, binding: tuple[DispatchKey, type[Tensor]] | None = None
-) -> Callable[..., Tensor]:
-    """Compile the ``variant`` front of ``op``; with ``binding`` (key, refined class), the device binding: tensors
-    must be of that class, and the handler is looked up for that key without computing one."""
+def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, list[str]]:
+    """(function name, source lines) of the ``variant`` front of ``op``, without the dispatch-mode hook;
+    ``refined``: the device binding (tensors must be exactly ``_Class``; the handler is looked up for ``_KEY``)."""
     params = op.schema.params
-    refined = binding is not None
-    meta_lines, meta_names = _meta_lines(op, variant)
-    key_text = "_KEY" if refined else "_dev.key"
+    meta_lines = _meta_lines(op, variant)[0]
+    key_text = "_KEY" if refined else "_device.key"
     tensor_names = [p.name for p in params if p.category in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST)]
     call = _call_text(params) + (", plan=_spec[2]" if op.schema.plan is not None else "")
     if variant == "functional":
         fname = op.name
         inputs = "(" + "".join(f"{n}, " for n in tensor_names) + ")"
         named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + "('out', out))"
-        lines = [
-            f"def {fname}({_signature_text(params, True)}):",
-        ]
+        lines = [f"def {fname}({_signature_text(params, True)}):"]
         lines += _arg_checks(params, named, first_is_self=False, refined=refined)
         lines += [
             "    if out is not None:",
-            "        if type(out) is not _Cls: _not_refined(_name, 'out', out, _Cls)"
+            "        if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)"
             if refined
             else "        if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')",
             # (a tensor's device is never None: no tensor argument shows as a mismatch first)
-            "        if out._device is not _dev:",
-            "            if _dev is None: _no_tensor(_name, _lists)",
+            "        if out._device is not _device:",
+            "            if _device is None: _no_tensor(_name, _lists)",
             "            _mismatch(_name, " + named + ")",
-            "    elif _dev is None: _no_tensor(_name, _lists)",
+            "    elif _device is None: _no_tensor(_name, _lists)",
             *meta_lines,
             *_spec_check_lines(op),
-            f"    _h = _handlers.get({key_text})",
-            f"    if _h is None: _h = _resolve({key_text}, str(_dev))",
+            f"    _handler = _handlers.get({key_text})",
+            f"    if _handler is None: _handler = _resolve({key_text}, str(_device))",
             "    if out is None:",
-            "        _b = _t0._backend",
+            "        _backend = _first_tensor._backend",
         ]
         lines += _guarded(
             [
                 "try:",
-                "    _arr = _b.alloc(_spec[0], _spec[1])",
-                "except ValueError as _e:",
-                "    _alloc_failed(_name, _spec, _e)",
-                *_impl_call(call, "_arr"),
+                "    _out_array = _backend.alloc(_spec[0], _spec[1])",
+                "except ValueError as _error:",
+                "    _alloc_failed(_name, _spec, _error)",
+                *_impl_call(call, "_out_array"),
             ],
             "        ",
         )
         lines += [
-            "        _res = _new(_b.tensor_class)",
-            "        _res._array = _arr",
-            "        _res._device = _dev",
-            "        _res._storage = [0, _arr, False]",
-            "        _res._shape = _spec[0]",
-            "        _res._dtype = _arr.dtype",
-            "        _res._wok = True",
-            "        return _res",
+            "        _result = _new_object(_backend.tensor_class)",
+            "        _result._array = _out_array",
+            "        _result._device = _device",
+            "        _result._storage = [0, _out_array, False]",
+            "        _result._shape = _spec[0]",
+            "        _result._dtype = _out_array.dtype",
+            "        _result._wok = True",
+            "        return _result",
             # Fast path: out already has the result's shape and dtype and was checked writable before;
             # only the overlap with this call's inputs is left to check. Anything else takes the full rules.
             "    if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:",
-            f"        _arr = _prepare_out(_name, out, _spec, {inputs}, _elementwise)",
+            f"        _out_array = _prepare_out(_name, out, _spec, {inputs}, _elementwise)",
             "    else:",
-            "        _arr = out._array",
-            "        _root = out._storage[1]",
+            "        _out_array = out._array",
+            "        _out_root = out._storage[1]",
             *_overlap_lines(params, "out", "        ", skip_self=False),
         ]
-        lines += _guarded(_impl_call(call, "_arr", "out"), "    ")
+        lines += _guarded(_impl_call(call, "_out_array", "out"), "    ")
         lines += [
-            "    if _arr is not out._array: _swap_storage(_name, out, _arr)",
+            "    if _out_array is not out._array: _swap_storage(_name, out, _out_array)",
             "    out._storage[0] += 1",
             "    return out",
         ]
@@ -352,54 +365,174 @@ def generate_front(
         named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + ")"
         lines = [f"def {fname}({_signature_text(params, False)}):"]
         if any(p.category == TENSOR_LIST for p in params):
-            lines.append("    _t0 = None")  # read by the tensor-list check
+            lines.append("    _first_tensor = None")  # read by the tensor-list check
         lines += _arg_checks(params, named, first_is_self=True, refined=refined)
         lines += [
             *meta_lines,
             *_spec_check_lines(op),
-            f"    _h = _handlers.get({key_text})",
-            f"    if _h is None: _h = _resolve({key_text}, str(_dev))",
+            f"    _handler = _handlers.get({key_text})",
+            f"    if _handler is None: _handler = _resolve({key_text}, str(_device))",
             f"    if _spec[0] != {first}._shape or _spec[1] is not {first}._dtype or not {first}._wok:",
             f"        _prepare_inplace(_name, {first}, _spec, {others}, _elementwise)",
             "    else:",
-            f"        _root = {first}._storage[1]",
-            *_overlap_lines(params[1:], first, "        ", skip_self=True, first=1),
+            f"        _out_root = {first}._storage[1]",
+            *_overlap_lines(params[1:], first, "        ", skip_self=True),
         ]
         lines += _guarded(_impl_call(call, f"{first}._array", first, inplace=True), "    ")
         lines += [f"    {first}._storage[0] += 1", f"    return {first}"]
-    # The dispatch-mode hook: the public front hands the call to the active modes; ``_raw`` is the same
-    # front without the hook, which the modes machinery calls to run the op itself.
+    return fname, lines
+
+
+def _value_names(op: StructuredOp, variant: str, refined: bool) -> list[str]:
+    """The names of the per-op values a front's factory takes (see :func:`front_values`), in order."""
+    names = ["_name", "_op", "_meta", "_handlers", "_resolve", "_elementwise", "_lists"]
+    names += sorted(_meta_lines(op, variant)[1])
+    if refined:
+        names += ["_KEY", "_Class"]
+    names += [f"_default_{p.name}" for p in op.schema.params if p.has_default]
+    return names
+
+
+def front_values(
+    op: StructuredOp, variant: str, binding: tuple[DispatchKey, type[Tensor]] | None = None
+) -> dict[str, Any]:
+    """The per-op values a front's factory binds (its keyword arguments): the op, its meta function, its handler
+    table, its defaults (the objects, never their text), the inline meta state, and for a device binding the
+    key and the refined tensor class."""
+    values: dict[str, Any] = {
+        "_name": op.name if variant == "functional" else op.name + "_",
+        "_op": op,
+        "_meta": op.meta,
+        "_handlers": op.table.handlers,
+        "_resolve": op.table.resolve,
+        "_elementwise": op.elementwise,
+        "_lists": tuple(p.name for p in op.schema.params if p.category == TENSOR_LIST),
+    }
+    values.update(_meta_lines(op, variant)[1])
+    if binding is not None:
+        values.update(_KEY=binding[0], _Class=binding[1])
+    for p in op.schema.params:
+        if p.has_default:
+            values[f"_default_{p.name}"] = p.default
+    return values
+
+
+def factory_name(op_name: str, variant: str, device: str | None = None) -> str:
+    """The name of the factory of a front: ``make_add``, ``make_add_`` (inplace), ``make_cpu_add`` (binding)."""
+    return "make_" + (f"{device}_" if device else "") + op_name + ("_" if variant == "inplace" else "")
+
+
+def fingerprint(op: StructuredOp, variant: str, device: str | None = None) -> str:
+    """Everything a front's source depends on, as text: a generated factory is used only for an op whose
+    fingerprint it was generated for (a definition changed since the last ``python -m devtensor.codegen``
+    compiles its front at run time instead, and the staleness test fails)."""
+    params = ";".join(
+        f"{p.name}:{p.category}:{int(p.kw_only)}{int(p.optional)}{int(p.has_default)}"
+        f"{int(p.has_default and type(p.default) in SCALAR_TYPES)}"
+        for p in op.schema.params
+    )
+    kind = _inline_kind(op)[0]
+    return f"{op.name}|{variant}|{device}|{params}|{op.schema.plan is not None:d}|{_builtin(op):d}|{kind}"
+
+
+def factory_source(op: StructuredOp, variant: str, device: str | None = None) -> str:
+    """The source of the factory of ``op``'s ``variant`` front (for the device binding of ``device`` when given):
+    ``def make_...(*, <per-op values>)`` defining the public front (with the dispatch-mode hook) and ``_raw``, the
+    same front without the hook (the modes machinery calls it to run the op itself), returning both."""
+    refined = device is not None
+    fname, lines = _variant_lines(op, variant, refined)
+    params = op.schema.params
     positional = [p.name for p in params if not p.kw_only]
     keywords = [p.name for p in params if p.kw_only] + (["out"] if variant == "functional" else [])
     args_text = "(" + "".join(n + ", " for n in positional) + ")"
     kwargs_text = "{" + ", ".join(f"{k!r}: {k}" for k in keywords) + "}"
     hook = f"    if _modes[0]: return _run_modes(_op, {variant!r}, _public, _raw, {args_text}, {kwargs_text})"
     raw_lines = [lines[0].replace(f"def {fname}(", f"def _raw_{fname}(", 1), *lines[1:]]
-    lines = [lines[0], hook, *lines[1:]]
-    namespace: dict[str, Any] = dict(_COMMON)
-    namespace.update(meta_names)
-    namespace.update(
-        _name=fname,
-        _meta=op.meta,
-        _handlers=op.table.handlers,
-        _resolve=op.table.resolve,
-        _elementwise=op.elementwise,
-        _lists=tuple(p.name for p in params if p.category == TENSOR_LIST),
+    body = [
+        lines[0],
+        hook,
+        *lines[1:],
+        "",
+        *raw_lines,
+        "",
+        f"_public, _raw = {fname}, _raw_{fname}",
+        "return _public, _raw",
+    ]
+    values = ", ".join(_value_names(op, variant, refined))
+    return (
+        "\n".join(
+            [f"def {factory_name(op.name, variant, device)}(*, {values}):", *("    " + b if b else "" for b in body)]
+        )
+        + "\n"
     )
-    if binding is not None:
-        namespace.update(_KEY=binding[0], _Cls=binding[1])
-    for p in params:
-        if p.has_default:
-            namespace[f"_d_{p.name}"] = p.default
-    source = "\n".join(lines) + "\n"
-    where = f"devtensor.{binding[0].name.lower()}" if binding is not None else "devtensor"
-    code = compile(source + "\n" + "\n".join(raw_lines) + "\n", f"<{where}.{fname}>", "exec")
-    exec(code, namespace)
-    fn: Callable[..., Tensor] = namespace[fname]
-    namespace.update(_public=fn, _raw=namespace[f"_raw_{fname}"], _op=op)
+
+
+def compile_factory(filename: str, source: str, name: str, namespace: dict[str, Any]) -> Callable[..., Any]:
+    """Compile the factory ``name`` from ``source`` in ``namespace`` (it gets the names of :data:`COMMON` too),
+    registering the source with :mod:`linecache` under ``filename`` so that tracebacks show its lines and
+    :func:`inspect.getsource` finds the fronts (``filename`` should look like ``<devtensor.custom.softplus>``)."""
+    # An entry with no mtime is never invalidated by linecache.checkcache (attrs registers its generated
+    # methods the same way).
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    scope: dict[str, Any] = dict(COMMON)
+    scope.update(namespace)
+    exec(compile(source, filename, "exec"), scope)
+    factory: Callable[..., Any] = scope[name]
+    return factory
+
+
+def generate_front(
+    op: StructuredOp, variant: str, binding: tuple[DispatchKey, type[Tensor]] | None = None
+) -> Callable[..., Tensor]:
+    """The ``variant`` front of ``op``; with ``binding`` (key, refined class), the device binding: tensors must be
+    of that class, and the handler is looked up for that key without computing one.
+
+    Built-in ops take their fronts from the modules ``python -m devtensor.codegen`` writes
+    (``devtensor._generated_fronts``, ``devtensor._generated_bindings``): nothing is compiled for them. Other ops
+    (and a built-in op whose definition changed since the files were generated) get theirs compiled here, with
+    the source registered for tracebacks and :func:`inspect.getsource`.
+    """
+    device = binding[0].name.lower() if binding is not None else None
+    name = factory_name(op.name, variant, device)
+    factory = None
+    source = None
+    if _builtin(op):
+        module = "devtensor._generated_bindings" if binding is not None else "devtensor._generated_fronts"
+        factory = generated_factory(module, name, fingerprint(op, variant, device))
+    if factory is None:
+        where = f"devtensor.{device}" if device is not None else "devtensor"
+        kind = "" if _builtin(op) else "custom."
+        filename = f"<{where}.{kind}{op.name}{'_' if variant == 'inplace' else ''}>"
+        source = factory_source(op, variant, device)
+        factory = compile_factory(filename, source, name, {})
+    fn, _ = factory(**front_values(op, variant, binding))
+    if source is not None:
+        # The factory's source, as run-time compiled fronts always had it.
+        fn.__source__ = source
     fn.__doc__ = op.doc
-    fn.__qualname__ = fname
-    fn.__module__ = where
-    fn.__source__ = source  # type: ignore[attr-defined]
-    fn.op = op  # type: ignore[attr-defined]
-    return fn
+    fn.__qualname__ = fn.__name__
+    fn.__module__ = f"devtensor.{device}" if device is not None else "devtensor"
+    fn.op = op
+    return fn  # type: ignore[no-any-return]
+
+
+def generated_factory(module_name: str, name: str, key: str) -> Callable[..., Any] | None:
+    """The factory ``name`` of the generated module ``module_name`` (``devtensor._generated_fronts``,
+    ``devtensor._generated_bindings``) if it was generated for the fingerprint ``key``; else None (also when the
+    module was not generated yet: the first run of codegen)."""
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name != module_name:
+            raise
+        return None
+    if getattr(module, "FINGERPRINTS", {}).get(name) != key:
+        return None
+    factory: Callable[..., Any] = getattr(module, name)
+    return factory
+
+
+def front_source(fn: Callable[..., Any]) -> str:
+    """The source of a generated front ``fn`` (built-in or custom), dedented (the front is defined inside its
+    factory). Raises OSError when it cannot be found (as :func:`inspect.getsource`)."""
+    return textwrap.dedent(inspect.getsource(fn))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+import types
 import typing
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +20,7 @@ from devtensor.errors import (
 )
 from devtensor.structured.annotations import TENSOR, TENSOR_OR_SCALAR
 from devtensor.structured.fronts import generate_front
-from devtensor.structured.schema import OpSchema, schema_from_meta
+from devtensor.structured.schema import OpSchema, schema_from_meta, stored_schema
 from devtensor.tensor import (
     PlannedSpec,
     Tensor,
@@ -180,14 +181,18 @@ class StructuredOp:
         # Typed as returning a TensorSpec for the readers that take shape and dtype from it (``[0]``, ``[1]``): a
         # PlannedSpec starts with the same two fields.
         self.meta: Callable[..., TensorSpec] = typing.cast("Callable[..., TensorSpec]", meta)
-        # An explicit schema (e.g. parsed from a schema string) replaces the one derived from meta's annotations.
+        #: The module that defined the op (its meta function's): codegen writes declarations per package.
+        self.module: str = getattr(meta, "__module__", None) or "__main__"
+        # An explicit schema (e.g. parsed from a schema string) replaces the one derived from meta's annotations;
+        # a built-in op's comes from the generated module when stored there for this meta function.
+        if schema is None and self.module.split(".")[0] == "devtensor":
+            stored = stored_schema(name, meta)
+            schema = stored[0] if stored is not None else None
         self.schema = schema if schema is not None else schema_from_meta(name, meta)
         self.table = KernelTable(name, self)
         self.elementwise = elementwise
         self.method = method
         self.doc = doc if doc is not None else (meta.__doc__ or "")
-        #: The module that defined the op (its meta function's): codegen writes declarations per package.
-        self.module: str = getattr(meta, "__module__", None) or "__main__"
         self.functional: Callable[..., Tensor] = generate_front(self, "functional")
         self.inplace: Callable[..., Tensor] | None = None
         if inplace:
@@ -275,11 +280,13 @@ def check_impl_signature(op: StructuredOp, fn: Callable[..., None], xp_allowed: 
     Raises:
         TypeError: another parameter list, naming the op, the impl, and what was expected.
     """
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError) as e:
-        raise ArgumentTypeError(f"{op.name}: impl {fn!r} has no inspectable signature") from e
-    got = [(p.name, p.kind == p.KEYWORD_ONLY) for p in sig.parameters.values()]
+    got = _parameter_kinds(fn)
+    if got is None:
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError) as e:
+            raise ArgumentTypeError(f"{op.name}: impl {fn!r} has no inspectable signature") from e
+        got = [(p.name, p.kind == p.KEYWORD_ONLY) for p in sig.parameters.values()]
     takes_xp = xp_allowed and got[:1] == [("xp", False)]
     want = [(p.name, p.kw_only) for p in op.schema.params]
     if op.schema.plan is not None:
@@ -296,6 +303,20 @@ def check_impl_signature(op: StructuredOp, fn: Callable[..., None], xp_allowed: 
             "* marks keyword-only)"
         )
     return takes_xp
+
+
+def _parameter_kinds(fn: Callable[..., None]) -> list[tuple[str, bool]] | None:
+    """(name, keyword-only) of each parameter of a plain function, read from its code object (what
+    ``inspect.signature`` would say, at a fraction of its cost: the built-in ops register some 130 impls at
+    import); None for anything else (wrapped or given a ``__signature__``, variadic, not a plain function)."""
+    if type(fn) is not types.FunctionType or hasattr(fn, "__wrapped__") or hasattr(fn, "__signature__"):
+        return None
+    code = fn.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        return None
+    positional = code.co_argcount
+    names = code.co_varnames[: positional + code.co_kwonlyargcount]
+    return [(name, i >= positional) for i, name in enumerate(names)]
 
 
 def bind_array_module(key: DispatchKey, fn: Callable[..., None]) -> Callable[..., None]:

@@ -3,6 +3,7 @@ signature and annotations by :func:`schema_from_meta`, and the checks on op and 
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import keyword
 import types
@@ -217,3 +218,75 @@ def check_op_name(op: str, name: object) -> str:
             f"{op}: argument 'name' must not start with '_' or be one of {sorted(SOURCE_NAMES)}, got {name!r}"
         )
     return name
+
+
+# --- schemas carried by the generated fronts module ------------------------------------------------------------
+
+#: The generated module that carries the schemas of the built-in ops (written by ``python -m devtensor.codegen``).
+GENERATED_MODULE: Final = "devtensor._generated_fronts"
+
+
+def meta_fingerprint(meta: Callable[..., Any]) -> str | None:
+    """What a meta function's schema is derived from, as text, cheaply (no annotation is evaluated): parameter
+    names and kinds, defaults, and the annotations as written. None when it cannot be had (not a plain
+    function) or would not be stable across processes (an object address in it)."""
+    code = getattr(meta, "__code__", None)
+    if type(meta) is not types.FunctionType or code is None or hasattr(meta, "__wrapped__"):
+        return None
+    count = code.co_argcount + code.co_kwonlyargcount
+    text = repr(
+        (
+            code.co_varnames[:count],
+            code.co_posonlyargcount,
+            code.co_kwonlyargcount,
+            code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS),
+            meta.__defaults__,
+            meta.__kwdefaults__,
+            meta.__annotations__,
+        )
+    )
+    return None if " at 0x" in text else text
+
+
+def schema_data(schema: OpSchema, meta: Callable[..., Any], extra: object = None) -> tuple[Any, ...] | None:
+    """The schema as literal data for the generated module: ``(meta fingerprint, params, plan text, extra)``,
+    each param ``(name, category, kw_only, has_default, default, optional, annotation)``; ``extra`` is a literal
+    the op kind keeps beside it (a view op: whether it returns several views). None when the schema cannot be
+    stored (no stable fingerprint, or a default that is not a literal)."""
+    key = meta_fingerprint(meta)
+    if key is None:
+        return None
+    params = []
+    for p in schema.params:
+        if p.has_default and not _is_literal(p.default):
+            return None
+        default = p.default if p.has_default else None
+        params.append((p.name, p.category, p.kw_only, p.has_default, default, p.optional, p.annotation))
+    return (key, tuple(params), schema.plan, extra)
+
+
+def _is_literal(value: object) -> bool:
+    if value is None or type(value) in (bool, int, float, str):
+        return True
+    return type(value) is tuple and all(_is_literal(v) for v in value)
+
+
+def stored_schema(name: str, meta: Callable[..., Any]) -> tuple[OpSchema, Any] | None:
+    """(schema, extra) of the built-in op ``name`` as the generated module stores them (see
+    :func:`schema_data`), if stored for this very meta function (same :func:`meta_fingerprint`): deriving a
+    schema (annotations evaluated through ``typing.get_type_hints``) is most of what defining an op costs.
+    None otherwise (then derive it). The stored schema has no ``plan_hint`` (codegen derives schemas anew)."""
+    try:
+        module = importlib.import_module(GENERATED_MODULE)
+    except ModuleNotFoundError as error:
+        if error.name != GENERATED_MODULE:
+            raise
+        return None
+    data = getattr(module, "SCHEMAS", {}).get(name)
+    if data is None or data[0] != meta_fingerprint(meta):
+        return None
+    params = tuple(
+        Param(n, category, kw_only, default if has_default else inspect.Parameter.empty, optional, text)
+        for n, category, kw_only, has_default, default, optional, text in data[1]
+    )
+    return OpSchema(name, params, data[2], None), data[3]
