@@ -122,126 +122,130 @@ SCHEMAS = {
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.
 FINGERPRINTS = {
-    'make_view_reshape': 'reshape|view|0|self:00;shape:00|0|shape',
-    'make_view_method_reshape': 'reshape|view|1|self:00;shape:00|0|shape',
-    'make_view_view': 'view|view|0|self:00;shape:00|0|shape',
-    'make_view_method_view': 'view|view|1|self:00;shape:00|0|shape',
-    'make_view_flatten': 'flatten|view|0|self:00;start_dim:01;end_dim:01|0|None',
-    'make_view_transpose': 'transpose|view|0|self:00;dim0:00;dim1:00|0|None',
-    'make_view_permute': 'permute|view|0|self:00;dims:00|0|dims',
-    'make_view_method_permute': 'permute|view|1|self:00;dims:00|0|dims',
-    'make_view_squeeze': 'squeeze|view|0|self:00;dim:01|0|None',
-    'make_view_unsqueeze': 'unsqueeze|view|0|self:00;dim:00|0|None',
-    'make_view_expand': 'expand|view|0|self:00;size:00|0|size',
-    'make_view_method_expand': 'expand|view|1|self:00;size:00|0|size',
-    'make_view_broadcast_to': 'broadcast_to|view|0|self:00;shape:00|0|None',
-    'make_view_contiguous': 'contiguous|view|0|self:00|0|None',
-    'make_view_split': 'split|view|0|self:00;split_size_or_sections:00;dim:01|1|None',
-    'make_view_chunk': 'chunk|view|0|self:00;chunks:00;dim:01|1|None',
-    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary',
-    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary',
-    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary',
-    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary',
-    'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None',
-    'make_div_': 'div|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None',
-    'make_remainder': 'remainder|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_remainder_': 'remainder|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_pow': 'pow|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None',
-    'make_pow_': 'pow|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None',
-    'make_neg': 'neg|functional|None|self:Tensor:0000|0|1|unary',
-    'make_neg_': 'neg|inplace|None|self:Tensor:0000|0|1|unary',
-    'make_abs': 'abs|functional|None|self:Tensor:0000|0|1|unary',
-    'make_abs_': 'abs|inplace|None|self:Tensor:0000|0|1|unary',
-    'make_exp': 'exp|functional|None|self:Tensor:0000|0|1|unary',
-    'make_exp_': 'exp|inplace|None|self:Tensor:0000|0|1|unary',
-    'make_log': 'log|functional|None|self:Tensor:0000|0|1|unary',
-    'make_log_': 'log|inplace|None|self:Tensor:0000|0|1|unary',
-    'make_sqrt': 'sqrt|functional|None|self:Tensor:0000|0|1|unary',
-    'make_sqrt_': 'sqrt|inplace|None|self:Tensor:0000|0|1|unary',
-    'make_sin': 'sin|functional|None|self:Tensor:0000|0|1|unary',
-    'make_sin_': 'sin|inplace|None|self:Tensor:0000|0|1|unary',
-    'make_cos': 'cos|functional|None|self:Tensor:0000|0|1|unary',
-    'make_cos_': 'cos|inplace|None|self:Tensor:0000|0|1|unary',
-    'make_tanh': 'tanh|functional|None|self:Tensor:0000|0|1|unary',
-    'make_tanh_': 'tanh|inplace|None|self:Tensor:0000|0|1|unary',
-    'make_sigmoid': 'sigmoid|functional|None|self:Tensor:0000|0|1|None',
-    'make_sigmoid_': 'sigmoid|inplace|None|self:Tensor:0000|0|1|None',
-    'make_maximum': 'maximum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_maximum_': 'maximum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_minimum': 'minimum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_minimum_': 'minimum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_clamp': 'clamp|functional|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None',
-    'make_clamp_': 'clamp|inplace|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None',
-    'make_where': 'where|functional|None|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None',
-    'make_eq': 'eq|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_eq_': 'eq|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_ne': 'ne|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_ne_': 'ne|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_lt': 'lt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_lt_': 'lt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_le': 'le|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_le_': 'le|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_gt': 'gt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_gt_': 'gt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_ge': 'ge|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_ge_': 'ge|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_logical_and': 'logical_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_logical_and_': 'logical_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_logical_or': 'logical_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_logical_or_': 'logical_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_logical_xor': 'logical_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_logical_xor_': 'logical_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary',
-    'make_logical_not': 'logical_not|functional|None|self:Tensor:0000|0|1|unary',
-    'make_logical_not_': 'logical_not|inplace|None|self:Tensor:0000|0|1|unary',
-    'make_matmul': 'matmul|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None',
-    'make_mm': 'mm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None',
-    'make_bmm': 'bmm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None',
-    'make_dot': 'dot|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None',
-    'make_outer': 'outer|functional|None|self:Tensor:0000;vec2:Tensor:0000|0|1|None',
-    'make_addmm': 'addmm|functional|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None',
-    'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None',
-    'make_sum': 'sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None',
-    'make_prod': 'prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None',
-    'make_mean': 'mean|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None',
-    'make_amax': 'amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None',
-    'make_amin': 'amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None',
-    'make_argmax': 'argmax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None',
-    'make_argmin': 'argmin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None',
-    'make_var': 'var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|0|1|None',
-    'make_std': 'std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|0|1|None',
-    'make_logsumexp': 'logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None',
-    'make_all': 'all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None',
-    'make_any': 'any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None',
-    'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|0|1|None',
-    'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|0|1|None',
-    'make_relu': 'relu|functional|None|self:Tensor:0000|0|1|None',
-    'make_relu_': 'relu|inplace|None|self:Tensor:0000|0|1|None',
-    'make_one_hot': 'one_hot|functional|None|self:Tensor:0000;num_classes:other:0011|0|1|None',
-    'make_cross_entropy': 'cross_entropy|functional|None|input:Tensor:0000;target:Tensor:0000|0|1|None',
-    'make_upsample_nearest1d': 'upsample_nearest1d|functional|None|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None',
-    'make_clone': 'clone|functional|None|self:Tensor:0000|0|1|None',
-    'make_flip': 'flip|functional|None|self:Tensor:0000;dims:other:0000|0|1|None',
-    'make_cat': 'cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None',
-    'make_stack': 'stack|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None',
+    'make_view_reshape': 'reshape|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers,_resolve',
+    'make_view_method_reshape': 'reshape|view|1|self:00;shape:00|0|shape|_name,_op,_functional',
+    'make_view_view': 'view|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers,_resolve',
+    'make_view_method_view': 'view|view|1|self:00;shape:00|0|shape|_name,_op,_functional',
+    'make_view_flatten': 'flatten|view|0|self:00;start_dim:01;end_dim:01|0|None|_name,_op,_meta,_handlers,_resolve,_default_start_dim,_default_end_dim',
+    'make_view_transpose': 'transpose|view|0|self:00;dim0:00;dim1:00|0|None|_name,_op,_meta,_handlers,_resolve',
+    'make_view_permute': 'permute|view|0|self:00;dims:00|0|dims|_name,_op,_meta,_handlers,_resolve',
+    'make_view_method_permute': 'permute|view|1|self:00;dims:00|0|dims|_name,_op,_functional',
+    'make_view_squeeze': 'squeeze|view|0|self:00;dim:01|0|None|_name,_op,_meta,_handlers,_resolve,_default_dim',
+    'make_view_unsqueeze': 'unsqueeze|view|0|self:00;dim:00|0|None|_name,_op,_meta,_handlers,_resolve',
+    'make_view_expand': 'expand|view|0|self:00;size:00|0|size|_name,_op,_meta,_handlers,_resolve',
+    'make_view_method_expand': 'expand|view|1|self:00;size:00|0|size|_name,_op,_functional',
+    'make_view_broadcast_to': 'broadcast_to|view|0|self:00;shape:00|0|None|_name,_op,_meta,_handlers,_resolve',
+    'make_view_contiguous': 'contiguous|view|0|self:00|0|None|_name,_op,_meta,_handlers,_resolve',
+    'make_view_split': 'split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_resolve,_default_dim',
+    'make_view_chunk': 'chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_resolve,_default_dim',
+    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_default_alpha',
+    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_default_alpha',
+    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_default_alpha',
+    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_default_alpha',
+    'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_rounding_mode',
+    'make_div_': 'div|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_rounding_mode',
+    'make_remainder': 'remainder|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_remainder_': 'remainder|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_pow': 'pow|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_pow_': 'pow|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_neg': 'neg|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_neg_': 'neg|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_abs': 'abs|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_abs_': 'abs|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_exp': 'exp|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_exp_': 'exp|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_log': 'log|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_log_': 'log|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_sqrt': 'sqrt|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_sqrt_': 'sqrt|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_sin': 'sin|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_sin_': 'sin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_cos': 'cos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_cos_': 'cos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_tanh': 'tanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_tanh_': 'tanh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_sigmoid': 'sigmoid|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_sigmoid_': 'sigmoid|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_maximum': 'maximum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_maximum_': 'maximum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_minimum': 'minimum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_minimum_': 'minimum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_clamp': 'clamp|functional|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_min,_default_max',
+    'make_clamp_': 'clamp|inplace|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_min,_default_max',
+    'make_where': 'where|functional|None|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_eq': 'eq|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_eq_': 'eq|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_ne': 'ne|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_ne_': 'ne|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_lt': 'lt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_lt_': 'lt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_le': 'le|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_le_': 'le|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_gt': 'gt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_gt_': 'gt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_ge': 'ge|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_ge_': 'ge|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_logical_and': 'logical_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_logical_and_': 'logical_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_logical_or': 'logical_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_logical_or_': 'logical_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_logical_xor': 'logical_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_logical_xor_': 'logical_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
+    'make_logical_not': 'logical_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_logical_not_': 'logical_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
+    'make_matmul': 'matmul|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_mm': 'mm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_bmm': 'bmm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_dot': 'dot|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_outer': 'outer|functional|None|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_addmm': 'addmm|functional|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_beta,_default_alpha',
+    'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_beta,_default_alpha',
+    'make_sum': 'sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim,_default_dtype',
+    'make_prod': 'prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim,_default_dtype',
+    'make_mean': 'mean|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim,_default_dtype',
+    'make_amax': 'amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
+    'make_amin': 'amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
+    'make_argmax': 'argmax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
+    'make_argmin': 'argmin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
+    'make_var': 'var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim,_default_correction',
+    'make_std': 'std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim,_default_correction',
+    'make_logsumexp': 'logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
+    'make_all': 'all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
+    'make_any': 'any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
+    'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_relu': 'relu|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_relu_': 'relu|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_one_hot': 'one_hot|functional|None|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_num_classes',
+    'make_cross_entropy': 'cross_entropy|functional|None|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_upsample_nearest1d': 'upsample_nearest1d|functional|None|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_output_size,_default_scale_factor',
+    'make_clone': 'clone|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_flip': 'flip|functional|None|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
+    'make_cat': 'cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim',
+    'make_stack': 'stack|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim',
 }
 
 
-def make_view_reshape(*, _name, _op, _meta, _kernels):
+def make_view_reshape(*, _name, _op, _meta, _handlers, _resolve):
     def reshape(self, shape):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, shape, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, shape)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_reshape(self, shape):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, shape)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = reshape, _raw_reshape
@@ -256,20 +260,24 @@ def make_view_method_reshape(*, _name, _op, _functional):
     return reshape, None
 
 
-def make_view_view(*, _name, _op, _meta, _kernels):
+def make_view_view(*, _name, _op, _meta, _handlers, _resolve):
     def view(self, shape):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, shape, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, shape)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_view(self, shape):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, shape)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = view, _raw_view
@@ -284,60 +292,72 @@ def make_view_method_view(*, _name, _op, _functional):
     return view, None
 
 
-def make_view_flatten(*, _name, _op, _meta, _kernels, _default_start_dim, _default_end_dim):
+def make_view_flatten(*, _name, _op, _meta, _handlers, _resolve, _default_start_dim, _default_end_dim):
     def flatten(self, start_dim=_default_start_dim, end_dim=_default_end_dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, start_dim, end_dim, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, start_dim, end_dim)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_flatten(self, start_dim=_default_start_dim, end_dim=_default_end_dim):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, start_dim, end_dim)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = flatten, _raw_flatten
     return _public, _raw
 
 
-def make_view_transpose(*, _name, _op, _meta, _kernels):
+def make_view_transpose(*, _name, _op, _meta, _handlers, _resolve):
     def transpose(self, dim0, dim1):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dim0, dim1, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dim0, dim1)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_transpose(self, dim0, dim1):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dim0, dim1)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = transpose, _raw_transpose
     return _public, _raw
 
 
-def make_view_permute(*, _name, _op, _meta, _kernels):
+def make_view_permute(*, _name, _op, _meta, _handlers, _resolve):
     def permute(self, dims):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dims, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dims)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_permute(self, dims):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dims)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = permute, _raw_permute
@@ -352,60 +372,72 @@ def make_view_method_permute(*, _name, _op, _functional):
     return permute, None
 
 
-def make_view_squeeze(*, _name, _op, _meta, _kernels, _default_dim):
+def make_view_squeeze(*, _name, _op, _meta, _handlers, _resolve, _default_dim):
     def squeeze(self, dim=_default_dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dim, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dim)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_squeeze(self, dim=_default_dim):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dim)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = squeeze, _raw_squeeze
     return _public, _raw
 
 
-def make_view_unsqueeze(*, _name, _op, _meta, _kernels):
+def make_view_unsqueeze(*, _name, _op, _meta, _handlers, _resolve):
     def unsqueeze(self, dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dim, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dim)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_unsqueeze(self, dim):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dim)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = unsqueeze, _raw_unsqueeze
     return _public, _raw
 
 
-def make_view_expand(*, _name, _op, _meta, _kernels):
+def make_view_expand(*, _name, _op, _meta, _handlers, _resolve):
     def expand(self, size):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, size, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, size)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_expand(self, size):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, size)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = expand, _raw_expand
@@ -420,80 +452,96 @@ def make_view_method_expand(*, _name, _op, _functional):
     return expand, None
 
 
-def make_view_broadcast_to(*, _name, _op, _meta, _kernels):
+def make_view_broadcast_to(*, _name, _op, _meta, _handlers, _resolve):
     def broadcast_to(self, shape):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, shape, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, shape)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_broadcast_to(self, shape):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, shape)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = broadcast_to, _raw_broadcast_to
     return _public, _raw
 
 
-def make_view_contiguous(*, _name, _op, _meta, _kernels):
+def make_view_contiguous(*, _name, _op, _meta, _handlers, _resolve):
     def contiguous(self):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_contiguous(self):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = contiguous, _raw_contiguous
     return _public, _raw
 
 
-def make_view_split(*, _name, _op, _meta, _kernels, _default_dim):
+def make_view_split(*, _name, _op, _meta, _handlers, _resolve, _default_dim):
     def split(self, split_size_or_sections, dim=_default_dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, split_size_or_sections, dim, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, split_size_or_sections, dim)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
     def _raw_split(self, split_size_or_sections, dim=_default_dim):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, split_size_or_sections, dim)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
     _public, _raw = split, _raw_split
     return _public, _raw
 
 
-def make_view_chunk(*, _name, _op, _meta, _kernels, _default_dim):
+def make_view_chunk(*, _name, _op, _meta, _handlers, _resolve, _default_dim):
     def chunk(self, chunks, dim=_default_dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, chunks, dim, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, chunks, dim)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
     def _raw_chunk(self, chunks, dim=_default_dim):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, chunks, dim)
-        _kernel = _kernels.get(self._device.key)
-        if _kernel is None: return _unserved(_op, self, _spec)
+        _key = self._device.key
+        _kernel = _handlers.get(_key)
+        if _kernel is None: _kernel = _resolve(_key, str(self._device))
+        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
     _public, _raw = chunk, _raw_chunk

@@ -145,11 +145,13 @@ class KernelTable:
     alone, else NoKernelError. Every registration clears the cache.
     """
 
-    __slots__ = ("__weakref__", "handlers", "kernels", "op", "op_name", "overrides")
+    __slots__ = ("__weakref__", "fallbacks", "handlers", "kernels", "op", "op_name", "overrides")
 
-    def __init__(self, op_name: str, op: Any = None) -> None:
+    def __init__(self, op_name: str, op: Any = None, *, fallbacks: bool = True) -> None:
         self.op_name = op_name
         self.op = op
+        #: Whether backend fallbacks serve this op (not for view ops: a fallback takes an out, a view makes none).
+        self.fallbacks = fallbacks
         self.kernels: dict[DispatchKey, Callable[..., None]] = {}
         self.overrides: dict[DispatchKey, list[Callable[..., None]]] = {}
         self.handlers: dict[DispatchKey, Any] = {}
@@ -204,7 +206,7 @@ class KernelTable:
             stack = self.overrides.get(key)
             handler: Any = stack[-1] if stack else self.kernels.get(key)
             if handler is None:
-                fallback = _fallbacks.get(key)
+                fallback = _fallbacks.get(key) if self.fallbacks else None
                 if fallback is not None:
                     handler = _bind_fallback(fallback, self.op if self.op is not None else self.op_name)
                 elif key is DispatchKey.Meta:

@@ -45,9 +45,9 @@ from types import ModuleType
 from typing import Any, Final, NamedTuple, TypeAlias
 
 from devtensor import modes
-from devtensor.dispatcher import DispatchKey, dispatch_key
+from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, dispatch_key
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, NoKernelError
-from devtensor.structured import TENSOR, OpSchema, all_ops, schema_from_meta
+from devtensor.structured import TENSOR, OpSchema, all_ops, schema_from_meta, view_ops_by_name
 from devtensor.structured.fronts import compile_factory, generated_factory
 from devtensor.structured.schema import stored_schema
 from devtensor.tensor import Tensor
@@ -81,7 +81,8 @@ class ViewSpec(NamedTuple):
 #: ``copy=True``, new memory). It must not write to ``array``.
 ViewKernel: TypeAlias = Callable[[ModuleType, Any, Any], Any]
 
-_view_ops: dict[str, ViewOp] = {}
+#: The view ops by name: the op registry's (devtensor.structured.get_op finds them there).
+_view_ops: dict[str, ViewOp] = view_ops_by_name
 
 
 def all_view_ops() -> list[ViewOp]:
@@ -113,7 +114,7 @@ class ViewOp:
         module: the module that defined the op (its meta function's); codegen declares devtensor's own ops.
     """
 
-    __slots__ = ("doc", "functional", "kernels", "meta", "method", "module", "multi", "name", "schema", "varargs")
+    __slots__ = ("doc", "functional", "meta", "method", "module", "multi", "name", "schema", "table", "varargs")
 
     def __init__(
         self,
@@ -157,7 +158,8 @@ class ViewOp:
         self.multi: bool = multi if stored is not None else _returns_multi(name, meta)
         self.varargs = varargs if stored is not None else _check_varargs(name, schema, meta, varargs)
         self.doc = doc if doc is not None else (meta.__doc__ or "")
-        self.kernels: dict[DispatchKey, ViewKernel] = {}
+        # Kernels and overrides per key, as every op has (backend fallbacks write outs: none for view ops).
+        self.table = KernelTable(name, self, fallbacks=False)
         self.functional: Callable[..., Any] = _front(self)
         self.method: Callable[..., Any] | None = None
         if method:
@@ -177,21 +179,36 @@ class ViewOp:
         resolved = [dispatch_key(k, op=f"{self.name}.impl") for k in keys]
 
         def register(fn: ViewKernel) -> ViewKernel:
+            self.check_handler(fn)
             for key in resolved:
-                self.kernels[key] = fn
+                self.table.register(key, fn)
             return fn
 
         return register
+
+    @property
+    def kernels(self) -> dict[DispatchKey, ViewKernel]:
+        """The view kernel per dispatch key (read it; register through :meth:`impl`/:meth:`register_kernel`)."""
+        return self.table.kernels
+
+    def check_handler(self, fn: ViewKernel) -> None:
+        """Check that ``fn`` can be this op's view kernel or override (a callable; see :data:`ViewKernel`).
+
+        Raises:
+            TypeError: ``fn`` is not callable.
+        """
+        if not callable(fn):
+            raise ArgumentTypeError(f"{self.name}: a view kernel must be callable, got {fn!r}")
 
     def register_kernel(self, key: DispatchKey | str, fn: ViewKernel) -> None:
         """Register ``fn`` as the view kernel for ``key`` (replacing any). Takes effect on the next call."""
         if not callable(fn):
             raise ArgumentTypeError(f"{self.name}.register_kernel: argument 'fn' must be callable, got {fn!r}")
-        self.kernels[dispatch_key(key, op=f"{self.name}.register_kernel")] = fn
+        self.table.register(dispatch_key(key, op=f"{self.name}.register_kernel"), fn)
 
     def unregister_kernel(self, key: DispatchKey | str) -> None:
         """Remove the view kernel for ``key`` (if any). Takes effect on the next call."""
-        self.kernels.pop(dispatch_key(key, op=f"{self.name}.unregister_kernel"), None)
+        self.table.unregister(dispatch_key(key, op=f"{self.name}.unregister_kernel"))
 
     def __repr__(self) -> str:
         return f"<view op {self.name}>"
@@ -269,7 +286,7 @@ def _bad_self(op: str, value: object) -> typing.NoReturn:
 
 
 def _unserved(op: ViewOp, self: Tensor, spec: Any) -> Any:
-    """No kernel for ``self``'s key: meta tensors get meta arrays of the spec's shape; others raise."""
+    """No kernel for a meta tensor's key (its handler is META_ONLY): meta arrays of the spec's shape."""
     key = self._device.key
     if key is not DispatchKey.Meta:
         have = ", ".join(sorted(k.name for k in op.kernels)) or "none"
@@ -322,6 +339,7 @@ VIEW_COMMON: Final[dict[str, Any]] = {
     "_Tensor": Tensor,
     "_bad_self": _bad_self,
     "_unserved": _unserved,
+    "_META_ONLY": META_ONLY,
     "_one": _one,
     "_many": _many,
     "_is_sequence": _is_sequence,
@@ -354,11 +372,12 @@ def view_factory_name(op_name: str, method: bool = False) -> str:
 def view_fingerprint(op: ViewOp, method: bool = False) -> str:
     """Everything a view front's source depends on, as text (see :func:`devtensor.structured.fronts.fingerprint`)."""
     params = ";".join(f"{p.name}:{int(p.kw_only)}{int(p.has_default)}" for p in op.schema.params)
-    return f"{op.name}|view|{int(method)}|{params}|{int(op.multi)}|{op.varargs}"
+    values = ",".join(_value_names(op, method))
+    return f"{op.name}|view|{int(method)}|{params}|{int(op.multi)}|{op.varargs}|{values}"
 
 
 def _value_names(op: ViewOp, method: bool) -> list[str]:
-    names = ["_name", "_op", "_functional"] if method else ["_name", "_op", "_meta", "_kernels"]
+    names = ["_name", "_op", "_functional"] if method else ["_name", "_op", "_meta", "_handlers", "_resolve"]
     return names + [f"_default_{p.name}" for p in op.schema.params if p.has_default]
 
 
@@ -386,8 +405,10 @@ def view_factory_source(op: ViewOp, method: bool = False) -> str:
         checks = [
             f"    if not isinstance({self_name}, _Tensor): _bad_self(_name, {self_name})",
             f"    _spec = _meta({_call_text(op)})",
-            f"    _kernel = _kernels.get({self_name}._device.key)",
-            f"    if _kernel is None: return _unserved(_op, {self_name}, _spec)",
+            f"    _key = {self_name}._device.key",
+            "    _kernel = _handlers.get(_key)",
+            f"    if _kernel is None: _kernel = _resolve(_key, str({self_name}._device))",
+            f"    if _kernel is _META_ONLY: return _unserved(_op, {self_name}, _spec)",
             f"    return {finish}({self_name}, _kernel, _spec, _name)",
         ]
         # The dispatch-mode hook (as the structured fronts have): active modes see view-op calls too (variant
@@ -415,7 +436,7 @@ def _values(op: ViewOp, method: bool) -> dict[str, Any]:
     if method:
         values["_functional"] = op.functional
     else:
-        values.update(_meta=op.meta, _kernels=op.kernels)
+        values.update(_meta=op.meta, _handlers=op.table.handlers, _resolve=op.table.resolve)
     for p in op.schema.params:
         if p.has_default:
             values[f"_default_{p.name}"] = p.default

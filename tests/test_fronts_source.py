@@ -8,12 +8,16 @@ import itertools
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
 import devtensor as dt
 from devtensor import _generated_fronts, library
-from devtensor.structured import StructuredOp, TensorSpec, all_ops, schema_from_meta
+from devtensor.dispatcher import DispatchKey
+from devtensor.errors import ArgumentTypeError
+from devtensor.structured import StructuredOp, TensorSpec, all_ops, get_op, schema_from_meta
 from devtensor.structured.fronts import front_source, generate_front
 from devtensor.structured.schema import stored_schema
 from devtensor.tensor import Tensor
@@ -120,3 +124,48 @@ def test_stored_schemas_match_the_definitions() -> None:
         stored += stored_schema(op.name, op.meta) is not None
     assert stored == len([op for op in ops if op.module.split(".")[0] == "devtensor"])
     assert stored_schema("add", lambda self: None) is None  # another meta function: derived, not stored
+
+
+# --- view ops in the op registry ------------------------------------------------------------------------------
+
+
+def test_view_ops_are_in_the_op_registry_with_a_kernel_table() -> None:
+    op = get_op("transpose")
+    assert isinstance(op, ViewOp) and op is dt.transpose.op  # type: ignore[attr-defined]
+    assert get_op("add") is dt.add.op  # type: ignore[attr-defined]
+    with pytest.raises(KeyError):
+        get_op("no_such_op")
+    assert op.kernels is op.table.kernels and DispatchKey.CPU in op.kernels
+
+
+def test_view_op_impl_by_key_name_and_override_through_its_table() -> None:
+    op = get_op("transpose")
+    x = dt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    kernel = op.kernels[DispatchKey.CPU]
+    calls: list[object] = []
+
+    def flipped(xp: ModuleType, array: Any, plan: Any) -> Any:
+        calls.append(plan)
+        return kernel(xp, array, plan)
+
+    op.check_handler(flipped)
+    op.table.push_override(DispatchKey.CPU, flipped)
+    try:
+        assert dt.transpose(x, 0, 1).tolist() == [[1.0, 3.0], [2.0, 4.0]]
+        assert len(calls) == 1
+    finally:
+        assert op.table.remove_override(DispatchKey.CPU, flipped)
+    dt.transpose(x, 0, 1)
+    assert len(calls) == 1
+    try:
+        op.impl("CPU")(flipped)  # a key name, as for every op
+        assert dt.transpose(x, 0, 1).shape == (2, 2) and len(calls) == 2
+    finally:
+        op.register_kernel("cpu", kernel)
+    with pytest.raises(ArgumentTypeError):
+        op.check_handler(3)
+
+
+def test_backend_fallbacks_do_not_serve_view_ops() -> None:
+    assert get_op("transpose").table.fallbacks is False
+    assert get_op("add").table.fallbacks is True

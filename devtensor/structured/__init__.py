@@ -52,10 +52,12 @@ from devtensor.structured.registry import (
     binding_attr,
     bound_variant,
     check_impl_signature,
+    get_op,
     ops_by_name,
     remove_op,
     structured_op,
     variant,
+    view_ops_by_name,
 )
 from devtensor.structured.schema import (
     SOURCE_NAMES,
@@ -88,6 +90,7 @@ __all__ = [
     "check_identifier",
     "check_impl_signature",
     "check_op_name",
+    "get_op",
     "ops_by_name",
     "plan_imports",
     "plan_text",
@@ -95,6 +98,7 @@ __all__ = [
     "schema_from_meta",
     "structured_op",
     "variant",
+    "view_ops_by_name",
 ]
 
 # The names devtensor.library and the tests used before this became a package (aliases of the public ones).

@@ -423,16 +423,19 @@ def factory_name(op_name: str, variant: str, device: str | None = None) -> str:
 
 
 def fingerprint(op: StructuredOp, variant: str, device: str | None = None) -> str:
-    """Everything a front's source depends on, as text: a generated factory is used only for an op whose
-    fingerprint it was generated for (a definition changed since the last ``python -m devtensor.codegen``
-    compiles its front at run time instead, and the staleness test fails)."""
+    """Everything a front's source depends on, as text, the factory's argument names included: a generated
+    factory is used only for an op whose fingerprint it was generated for (a definition or a generator changed
+    since the last ``python -m devtensor.codegen`` compiles its front at run time instead, and the staleness
+    test fails; devtensor still imports, so codegen can run)."""
     params = ";".join(
         f"{p.name}:{p.category}:{int(p.kw_only)}{int(p.optional)}{int(p.has_default)}"
         f"{int(p.has_default and type(p.default) in SCALAR_TYPES)}"
         for p in op.schema.params
     )
     kind = _inline_kind(op)[0]
-    return f"{op.name}|{variant}|{device}|{params}|{op.schema.plan is not None:d}|{_builtin(op):d}|{kind}"
+    values = ",".join(_value_names(op, variant, device is not None))
+    plan = op.schema.plan is not None
+    return f"{op.name}|{variant}|{device}|{params}|{plan:d}|{_builtin(op):d}|{kind}|{values}"
 
 
 def factory_source(op: StructuredOp, variant: str, device: str | None = None) -> str:

@@ -138,6 +138,28 @@ def all_ops() -> list[StructuredOp]:
     return list(ops_by_name.values())
 
 
+#: The view ops by name (:mod:`devtensor.views` defines and registers them): the same registry as the structured
+#: ops', kept apart because their kernels make views instead of writing an out.
+view_ops_by_name: dict[str, Any] = {}
+
+
+def get_op(name: str) -> Any:
+    """The op named ``name``, structured (:class:`StructuredOp`) or view (:class:`devtensor.views.ViewOp`). Both
+    have a ``table`` (:class:`~devtensor.dispatcher.KernelTable`: kernels and overrides per key),
+    ``register_kernel``/``unregister_kernel``, ``impl`` and ``check_handler`` (validates a kernel or an override
+    for the op).
+
+    Raises:
+        KeyError: no op of that name.
+    """
+    op = ops_by_name.get(name)
+    if op is None:
+        op = view_ops_by_name.get(name)
+    if op is None:
+        raise KeyError(f"no op named {name!r}")
+    return op
+
+
 class StructuredOp:
     """An op defined by a meta function and impls per dispatch key; holds its generated variants.
 
@@ -231,6 +253,14 @@ class StructuredOp:
             return fn
 
         return register
+
+    def check_handler(self, fn: Callable[..., None]) -> None:
+        """Check that ``fn`` can be this op's kernel or override for one key (see :meth:`impl`; no ``xp``).
+
+        Raises:
+            TypeError: its parameters do not match the schema.
+        """
+        check_impl_signature(self, fn)
 
     def register_kernel(self, key: DispatchKey | str, fn: Callable[..., None]) -> None:
         """Register ``fn`` as the impl for ``key`` (replacing any); see :meth:`impl` (``xp`` impls included)."""
