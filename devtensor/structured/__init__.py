@@ -25,6 +25,12 @@ also an input), internal- and partial-overlap errors, the device guard, and one 
 tensor. Every check runs before any write, and a resized out is only swapped in after the impl succeeded, so a
 call that raises changes nothing. Meta tensors run the meta function only.
 
+A meta function annotated ``-> PlannedSpec[X]`` returns ``PlannedSpec(shape, dtype, plan)``; the kernels then
+take a keyword-only ``plan: X`` before ``out`` (values the meta function computed: normalised dims, the result
+dtype...). An impl whose first parameter is ``xp`` serves several keys with one body (``@op.impl("cpu",
+"cuda")``): it receives the key's array module first (numpy, the cupy module of the call, an out-of-tree
+backend's ``xp``); :func:`bind_array_module`.
+
 The package by concern: :mod:`~devtensor.structured.annotations` (what a meta function's annotations mean),
 :mod:`~devtensor.structured.schema` (:class:`Param`, :class:`OpSchema`, :func:`schema_from_meta`, name checks),
 :mod:`~devtensor.structured.rules` (the out/inplace rules, overlap and writability checks, resize, errors),
