@@ -10,38 +10,43 @@ as in _generated_fronts.py, one factory per op, variant and device; imported on 
 from devtensor.structured.fronts import COMMON
 from devtensor.views import VIEW_COMMON
 
+#: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
+#: compiles every front instead of using this module (and the staleness test fails).
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage')
+VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
+
 # The names the fronts use besides their factory's arguments (the per-op values).
-_alloc_failed = COMMON['_alloc_failed']
-_bad_self = VIEW_COMMON['_bad_self']
-_bad_type = COMMON['_bad_type']
-_check_overlap = COMMON['_check_overlap']
-_check_pair = COMMON['_check_pair']
-_check_writable = COMMON['_check_writable']
-_checked_planned_spec = COMMON['_checked_planned_spec']
-_checked_spec = COMMON['_checked_spec']
-_InplaceOut = COMMON['_InplaceOut']
-_is_sequence = VIEW_COMMON['_is_sequence']
-_list_device = COMMON['_list_device']
-_many = VIEW_COMMON['_many']
-_META_ONLY = COMMON['_META_ONLY']
-_mismatch = COMMON['_mismatch']
-_modes = COMMON['_modes']
-_new_const_out = COMMON['_new_const_out']
-_new_object = COMMON['_new_object']
-_no_tensor = COMMON['_no_tensor']
-_not_refined = COMMON['_not_refined']
-_one = VIEW_COMMON['_one']
-_PlannedSpec = COMMON['_PlannedSpec']
-_prepare_inplace = COMMON['_prepare_inplace']
-_prepare_out = COMMON['_prepare_out']
-_run_modes = COMMON['_run_modes']
-_SCALARS = COMMON['_SCALARS']
-_set_out_array = COMMON['_set_out_array']
-_SPEC_DTYPES = COMMON['_SPEC_DTYPES']
-_SPEC_SHAPES = COMMON['_SPEC_SHAPES']
-_swap_storage = COMMON['_swap_storage']
-_Tensor = COMMON['_Tensor']
-_unserved = VIEW_COMMON['_unserved']
+_alloc_failed = COMMON.get('_alloc_failed')
+_bad_self = VIEW_COMMON.get('_bad_self')
+_bad_type = COMMON.get('_bad_type')
+_check_overlap = COMMON.get('_check_overlap')
+_check_pair = COMMON.get('_check_pair')
+_check_writable = COMMON.get('_check_writable')
+_checked_planned_spec = COMMON.get('_checked_planned_spec')
+_checked_spec = COMMON.get('_checked_spec')
+_InplaceOut = COMMON.get('_InplaceOut')
+_is_sequence = VIEW_COMMON.get('_is_sequence')
+_list_device = COMMON.get('_list_device')
+_many = VIEW_COMMON.get('_many')
+_META_ONLY = COMMON.get('_META_ONLY')
+_mismatch = COMMON.get('_mismatch')
+_miss = VIEW_COMMON.get('_miss')
+_modes = COMMON.get('_modes')
+_new_const_out = COMMON.get('_new_const_out')
+_new_object = COMMON.get('_new_object')
+_no_tensor = COMMON.get('_no_tensor')
+_not_refined = COMMON.get('_not_refined')
+_one = VIEW_COMMON.get('_one')
+_PlannedSpec = COMMON.get('_PlannedSpec')
+_prepare_inplace = COMMON.get('_prepare_inplace')
+_prepare_out = COMMON.get('_prepare_out')
+_run_modes = COMMON.get('_run_modes')
+_SCALARS = COMMON.get('_SCALARS')
+_set_out_array = COMMON.get('_set_out_array')
+_SPEC_DTYPES = COMMON.get('_SPEC_DTYPES')
+_SPEC_SHAPES = COMMON.get('_SPEC_SHAPES')
+_swap_storage = COMMON.get('_swap_storage')
+_Tensor = COMMON.get('_Tensor')
 
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.

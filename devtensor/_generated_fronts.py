@@ -12,38 +12,43 @@ compiled for them. ``inspect.getsource(devtensor.add)`` shows the front's source
 from devtensor.structured.fronts import COMMON
 from devtensor.views import VIEW_COMMON
 
+#: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
+#: compiles every front instead of using this module (and the staleness test fails).
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage')
+VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
+
 # The names the fronts use besides their factory's arguments (the per-op values).
-_alloc_failed = COMMON['_alloc_failed']
-_bad_self = VIEW_COMMON['_bad_self']
-_bad_type = COMMON['_bad_type']
-_check_overlap = COMMON['_check_overlap']
-_check_pair = COMMON['_check_pair']
-_check_writable = COMMON['_check_writable']
-_checked_planned_spec = COMMON['_checked_planned_spec']
-_checked_spec = COMMON['_checked_spec']
-_InplaceOut = COMMON['_InplaceOut']
-_is_sequence = VIEW_COMMON['_is_sequence']
-_list_device = COMMON['_list_device']
-_many = VIEW_COMMON['_many']
-_META_ONLY = COMMON['_META_ONLY']
-_mismatch = COMMON['_mismatch']
-_modes = COMMON['_modes']
-_new_const_out = COMMON['_new_const_out']
-_new_object = COMMON['_new_object']
-_no_tensor = COMMON['_no_tensor']
-_not_refined = COMMON['_not_refined']
-_one = VIEW_COMMON['_one']
-_PlannedSpec = COMMON['_PlannedSpec']
-_prepare_inplace = COMMON['_prepare_inplace']
-_prepare_out = COMMON['_prepare_out']
-_run_modes = COMMON['_run_modes']
-_SCALARS = COMMON['_SCALARS']
-_set_out_array = COMMON['_set_out_array']
-_SPEC_DTYPES = COMMON['_SPEC_DTYPES']
-_SPEC_SHAPES = COMMON['_SPEC_SHAPES']
-_swap_storage = COMMON['_swap_storage']
-_Tensor = COMMON['_Tensor']
-_unserved = VIEW_COMMON['_unserved']
+_alloc_failed = COMMON.get('_alloc_failed')
+_bad_self = VIEW_COMMON.get('_bad_self')
+_bad_type = COMMON.get('_bad_type')
+_check_overlap = COMMON.get('_check_overlap')
+_check_pair = COMMON.get('_check_pair')
+_check_writable = COMMON.get('_check_writable')
+_checked_planned_spec = COMMON.get('_checked_planned_spec')
+_checked_spec = COMMON.get('_checked_spec')
+_InplaceOut = COMMON.get('_InplaceOut')
+_is_sequence = VIEW_COMMON.get('_is_sequence')
+_list_device = COMMON.get('_list_device')
+_many = VIEW_COMMON.get('_many')
+_META_ONLY = COMMON.get('_META_ONLY')
+_mismatch = COMMON.get('_mismatch')
+_miss = VIEW_COMMON.get('_miss')
+_modes = COMMON.get('_modes')
+_new_const_out = COMMON.get('_new_const_out')
+_new_object = COMMON.get('_new_object')
+_no_tensor = COMMON.get('_no_tensor')
+_not_refined = COMMON.get('_not_refined')
+_one = VIEW_COMMON.get('_one')
+_PlannedSpec = COMMON.get('_PlannedSpec')
+_prepare_inplace = COMMON.get('_prepare_inplace')
+_prepare_out = COMMON.get('_prepare_out')
+_run_modes = COMMON.get('_run_modes')
+_SCALARS = COMMON.get('_SCALARS')
+_set_out_array = COMMON.get('_set_out_array')
+_SPEC_DTYPES = COMMON.get('_SPEC_DTYPES')
+_SPEC_SHAPES = COMMON.get('_SPEC_SHAPES')
+_swap_storage = COMMON.get('_swap_storage')
+_Tensor = COMMON.get('_Tensor')
 
 #: Each op's schema as data, keyed by its meta function's fingerprint (devtensor.structured.schema.
 #: stored_schema): a built-in op whose meta function is unchanged skips deriving it at import.
@@ -122,22 +127,22 @@ SCHEMAS = {
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.
 FINGERPRINTS = {
-    'make_view_reshape': 'reshape|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers,_resolve',
+    'make_view_reshape': 'reshape|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers',
     'make_view_method_reshape': 'reshape|view|1|self:00;shape:00|0|shape|_name,_op,_functional',
-    'make_view_view': 'view|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers,_resolve',
+    'make_view_view': 'view|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers',
     'make_view_method_view': 'view|view|1|self:00;shape:00|0|shape|_name,_op,_functional',
-    'make_view_flatten': 'flatten|view|0|self:00;start_dim:01;end_dim:01|0|None|_name,_op,_meta,_handlers,_resolve,_default_start_dim,_default_end_dim',
-    'make_view_transpose': 'transpose|view|0|self:00;dim0:00;dim1:00|0|None|_name,_op,_meta,_handlers,_resolve',
-    'make_view_permute': 'permute|view|0|self:00;dims:00|0|dims|_name,_op,_meta,_handlers,_resolve',
+    'make_view_flatten': 'flatten|view|0|self:00;start_dim:01;end_dim:01|0|None|_name,_op,_meta,_handlers,_default_start_dim,_default_end_dim',
+    'make_view_transpose': 'transpose|view|0|self:00;dim0:00;dim1:00|0|None|_name,_op,_meta,_handlers',
+    'make_view_permute': 'permute|view|0|self:00;dims:00|0|dims|_name,_op,_meta,_handlers',
     'make_view_method_permute': 'permute|view|1|self:00;dims:00|0|dims|_name,_op,_functional',
-    'make_view_squeeze': 'squeeze|view|0|self:00;dim:01|0|None|_name,_op,_meta,_handlers,_resolve,_default_dim',
-    'make_view_unsqueeze': 'unsqueeze|view|0|self:00;dim:00|0|None|_name,_op,_meta,_handlers,_resolve',
-    'make_view_expand': 'expand|view|0|self:00;size:00|0|size|_name,_op,_meta,_handlers,_resolve',
+    'make_view_squeeze': 'squeeze|view|0|self:00;dim:01|0|None|_name,_op,_meta,_handlers,_default_dim',
+    'make_view_unsqueeze': 'unsqueeze|view|0|self:00;dim:00|0|None|_name,_op,_meta,_handlers',
+    'make_view_expand': 'expand|view|0|self:00;size:00|0|size|_name,_op,_meta,_handlers',
     'make_view_method_expand': 'expand|view|1|self:00;size:00|0|size|_name,_op,_functional',
-    'make_view_broadcast_to': 'broadcast_to|view|0|self:00;shape:00|0|None|_name,_op,_meta,_handlers,_resolve',
-    'make_view_contiguous': 'contiguous|view|0|self:00|0|None|_name,_op,_meta,_handlers,_resolve',
-    'make_view_split': 'split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_resolve,_default_dim',
-    'make_view_chunk': 'chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_resolve,_default_dim',
+    'make_view_broadcast_to': 'broadcast_to|view|0|self:00;shape:00|0|None|_name,_op,_meta,_handlers',
+    'make_view_contiguous': 'contiguous|view|0|self:00|0|None|_name,_op,_meta,_handlers',
+    'make_view_split': 'split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
+    'make_view_chunk': 'chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
     'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_default_alpha',
     'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_default_alpha',
     'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_default_alpha',
@@ -228,24 +233,20 @@ FINGERPRINTS = {
 }
 
 
-def make_view_reshape(*, _name, _op, _meta, _handlers, _resolve):
+def make_view_reshape(*, _name, _op, _meta, _handlers):
     def reshape(self, shape):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, shape, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, shape)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_reshape(self, shape):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, shape)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = reshape, _raw_reshape
@@ -260,24 +261,20 @@ def make_view_method_reshape(*, _name, _op, _functional):
     return reshape, None
 
 
-def make_view_view(*, _name, _op, _meta, _handlers, _resolve):
+def make_view_view(*, _name, _op, _meta, _handlers):
     def view(self, shape):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, shape, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, shape)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_view(self, shape):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, shape)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = view, _raw_view
@@ -292,72 +289,60 @@ def make_view_method_view(*, _name, _op, _functional):
     return view, None
 
 
-def make_view_flatten(*, _name, _op, _meta, _handlers, _resolve, _default_start_dim, _default_end_dim):
+def make_view_flatten(*, _name, _op, _meta, _handlers, _default_start_dim, _default_end_dim):
     def flatten(self, start_dim=_default_start_dim, end_dim=_default_end_dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, start_dim, end_dim, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, start_dim, end_dim)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_flatten(self, start_dim=_default_start_dim, end_dim=_default_end_dim):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, start_dim, end_dim)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = flatten, _raw_flatten
     return _public, _raw
 
 
-def make_view_transpose(*, _name, _op, _meta, _handlers, _resolve):
+def make_view_transpose(*, _name, _op, _meta, _handlers):
     def transpose(self, dim0, dim1):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dim0, dim1, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dim0, dim1)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_transpose(self, dim0, dim1):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dim0, dim1)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = transpose, _raw_transpose
     return _public, _raw
 
 
-def make_view_permute(*, _name, _op, _meta, _handlers, _resolve):
+def make_view_permute(*, _name, _op, _meta, _handlers):
     def permute(self, dims):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dims, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dims)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_permute(self, dims):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dims)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = permute, _raw_permute
@@ -372,72 +357,60 @@ def make_view_method_permute(*, _name, _op, _functional):
     return permute, None
 
 
-def make_view_squeeze(*, _name, _op, _meta, _handlers, _resolve, _default_dim):
+def make_view_squeeze(*, _name, _op, _meta, _handlers, _default_dim):
     def squeeze(self, dim=_default_dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dim, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dim)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_squeeze(self, dim=_default_dim):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dim)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = squeeze, _raw_squeeze
     return _public, _raw
 
 
-def make_view_unsqueeze(*, _name, _op, _meta, _handlers, _resolve):
+def make_view_unsqueeze(*, _name, _op, _meta, _handlers):
     def unsqueeze(self, dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dim, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dim)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_unsqueeze(self, dim):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, dim)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = unsqueeze, _raw_unsqueeze
     return _public, _raw
 
 
-def make_view_expand(*, _name, _op, _meta, _handlers, _resolve):
+def make_view_expand(*, _name, _op, _meta, _handlers):
     def expand(self, size):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, size, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, size)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_expand(self, size):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, size)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = expand, _raw_expand
@@ -452,96 +425,80 @@ def make_view_method_expand(*, _name, _op, _functional):
     return expand, None
 
 
-def make_view_broadcast_to(*, _name, _op, _meta, _handlers, _resolve):
+def make_view_broadcast_to(*, _name, _op, _meta, _handlers):
     def broadcast_to(self, shape):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, shape, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, shape)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_broadcast_to(self, shape):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, shape)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = broadcast_to, _raw_broadcast_to
     return _public, _raw
 
 
-def make_view_contiguous(*, _name, _op, _meta, _handlers, _resolve):
+def make_view_contiguous(*, _name, _op, _meta, _handlers):
     def contiguous(self):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_contiguous(self):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     _public, _raw = contiguous, _raw_contiguous
     return _public, _raw
 
 
-def make_view_split(*, _name, _op, _meta, _handlers, _resolve, _default_dim):
+def make_view_split(*, _name, _op, _meta, _handlers, _default_dim):
     def split(self, split_size_or_sections, dim=_default_dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, split_size_or_sections, dim, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, split_size_or_sections, dim)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
     def _raw_split(self, split_size_or_sections, dim=_default_dim):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, split_size_or_sections, dim)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
     _public, _raw = split, _raw_split
     return _public, _raw
 
 
-def make_view_chunk(*, _name, _op, _meta, _handlers, _resolve, _default_dim):
+def make_view_chunk(*, _name, _op, _meta, _handlers, _default_dim):
     def chunk(self, chunks, dim=_default_dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, chunks, dim, ), {})
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, chunks, dim)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
     def _raw_chunk(self, chunks, dim=_default_dim):
         if not isinstance(self, _Tensor): _bad_self(_name, self)
         _spec = _meta(self, chunks, dim)
-        _key = self._device.key
-        _kernel = _handlers.get(_key)
-        if _kernel is None: _kernel = _resolve(_key, str(self._device))
-        if _kernel is _META_ONLY: return _unserved(_op, self, _spec)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
     _public, _raw = chunk, _raw_chunk

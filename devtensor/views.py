@@ -46,7 +46,7 @@ from typing import Any, Final, NamedTuple, TypeAlias
 
 from devtensor import modes
 from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, dispatch_key
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, NoKernelError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError
 from devtensor.structured import TENSOR, OpSchema, all_ops, schema_from_meta, view_ops_by_name
 from devtensor.structured.fronts import compile_factory, generated_factory
 from devtensor.structured.schema import stored_schema
@@ -287,13 +287,6 @@ def _bad_self(op: str, value: object) -> typing.NoReturn:
 
 def _unserved(op: ViewOp, self: Tensor, spec: Any) -> Any:
     """No kernel for a meta tensor's key (its handler is META_ONLY): meta arrays of the spec's shape."""
-    key = self._device.key
-    if key is not DispatchKey.Meta:
-        have = ", ".join(sorted(k.name for k in op.kernels)) or "none"
-        raise NoKernelError(
-            f"{op.name}: no view kernel for dispatch key {key.name} (devices: {self._device}); "
-            f"keys with kernels: {have}"
-        )
     backend = self._backend
     specs: Sequence[ViewSpec] = spec if op.multi else (spec,)
     results = []
@@ -301,6 +294,18 @@ def _unserved(op: ViewOp, self: Tensor, spec: Any) -> Any:
         array = backend.alloc(s.shape, self._dtype)
         results.append(backend.wrap(array, self._device) if s.copy else backend.wrap_view(array, self))
     return tuple(results) if op.multi else results[0]
+
+
+def _miss(op: ViewOp, self: Tensor, spec: Any) -> Any:
+    """The front's slow path, on a miss of the handler cache: resolve the handler for ``self``'s key (an
+    override, else the kernel; NoKernelError when none) and run it; meta tensors with no kernel get meta arrays
+    (:func:`_unserved`). "Meta only" is not left in the cache, so the fast path never sees it."""
+    key = self._device.key
+    handler = op.table.resolve(key, str(self._device))
+    if handler is META_ONLY:
+        op.table.handlers.pop(key, None)
+        return _unserved(op, self, spec)
+    return _many(self, handler, spec, op.name) if op.multi else _one(self, handler, spec, op.name)
 
 
 def _one(self: Tensor, kernel: ViewKernel, spec: ViewSpec, op: str = "view") -> Tensor:
@@ -338,8 +343,7 @@ def _is_sequence(value: object) -> bool:
 VIEW_COMMON: Final[dict[str, Any]] = {
     "_Tensor": Tensor,
     "_bad_self": _bad_self,
-    "_unserved": _unserved,
-    "_META_ONLY": META_ONLY,
+    "_miss": _miss,
     "_one": _one,
     "_many": _many,
     "_is_sequence": _is_sequence,
@@ -377,7 +381,7 @@ def view_fingerprint(op: ViewOp, method: bool = False) -> str:
 
 
 def _value_names(op: ViewOp, method: bool) -> list[str]:
-    names = ["_name", "_op", "_functional"] if method else ["_name", "_op", "_meta", "_handlers", "_resolve"]
+    names = ["_name", "_op", "_functional"] if method else ["_name", "_op", "_meta", "_handlers"]
     return names + [f"_default_{p.name}" for p in op.schema.params if p.has_default]
 
 
@@ -405,10 +409,8 @@ def view_factory_source(op: ViewOp, method: bool = False) -> str:
         checks = [
             f"    if not isinstance({self_name}, _Tensor): _bad_self(_name, {self_name})",
             f"    _spec = _meta({_call_text(op)})",
-            f"    _key = {self_name}._device.key",
-            "    _kernel = _handlers.get(_key)",
-            f"    if _kernel is None: _kernel = _resolve(_key, str({self_name}._device))",
-            f"    if _kernel is _META_ONLY: return _unserved(_op, {self_name}, _spec)",
+            f"    _kernel = _handlers.get({self_name}._device.key)",
+            f"    if _kernel is None: return _miss(_op, {self_name}, _spec)",
             f"    return {finish}({self_name}, _kernel, _spec, _name)",
         ]
         # The dispatch-mode hook (as the structured fronts have): active modes see view-op calls too (variant
@@ -436,7 +438,7 @@ def _values(op: ViewOp, method: bool) -> dict[str, Any]:
     if method:
         values["_functional"] = op.functional
     else:
-        values.update(_meta=op.meta, _handlers=op.table.handlers, _resolve=op.table.resolve)
+        values.update(_meta=op.meta, _handlers=op.table.handlers)
     for p in op.schema.params:
         if p.has_default:
             values[f"_default_{p.name}"] = p.default

@@ -169,3 +169,11 @@ def test_view_op_impl_by_key_name_and_override_through_its_table() -> None:
 def test_backend_fallbacks_do_not_serve_view_ops() -> None:
     assert get_op("transpose").table.fallbacks is False
     assert get_op("add").table.fallbacks is True
+
+
+def test_a_generated_module_with_other_common_names_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Generated with other common names (the generator changed since): every front is compiled instead."""
+    monkeypatch.setattr(_generated_fronts, "COMMON_NAMES", ("_gone",))
+    fn = generate_front(dt.mul.op, "functional")  # type: ignore[attr-defined]
+    assert fn.__code__.co_filename == "<devtensor.mul>"
+    assert fn(dt.tensor([2.0]), 3).tolist() == [6.0]

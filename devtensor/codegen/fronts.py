@@ -26,9 +26,14 @@ def _fronts_header(title: str) -> list[str]:
         "from devtensor.structured.fronts import COMMON",
         "from devtensor.views import VIEW_COMMON",
         "",
+        "#: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor",
+        "#: compiles every front instead of using this module (and the staleness test fails).",
+        f"COMMON_NAMES = {tuple(sorted(COMMON))!r}",
+        f"VIEW_COMMON_NAMES = {tuple(sorted(VIEW_COMMON))!r}",
+        "",
         "# The names the fronts use besides their factory's arguments (the per-op values).",
         *(
-            f"{name} = {'COMMON' if name in COMMON else 'VIEW_COMMON'}[{name!r}]"
+            f"{name} = {'COMMON' if name in COMMON else 'VIEW_COMMON'}.get({name!r})"
             for name in sorted(names, key=str.lower)
         ),
     ]

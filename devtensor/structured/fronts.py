@@ -59,6 +59,9 @@ COMMON: Final[dict[str, Any]] = {
 }
 
 
+_COMMON_NAMES: Final = tuple(sorted(COMMON))
+
+
 def _signature_text(params: Sequence[Param], with_out: bool) -> str:
     parts: list[str] = []
     star = False
@@ -529,10 +532,24 @@ def generated_factory(module_name: str, name: str, key: str) -> Callable[..., An
         if error.name != module_name:
             raise
         return None
-    if getattr(module, "FINGERPRINTS", {}).get(name) != key:
+    if getattr(module, "FINGERPRINTS", {}).get(name) != key or not usable_module(module):
         return None
     factory: Callable[..., Any] = getattr(module, name)
     return factory
+
+
+def usable_module(module: Any) -> bool:
+    """Whether a generated fronts module was generated with the present :data:`COMMON` names (and, for view
+    fronts, :data:`devtensor.views.VIEW_COMMON`'s): its factories' globals are those."""
+    names = getattr(module, "COMMON_NAMES", None)
+    if names != _COMMON_NAMES:
+        return False
+    view_names = getattr(module, "VIEW_COMMON_NAMES", None)
+    if view_names is None:
+        return True  # the bindings module has no view fronts
+    from devtensor.views import VIEW_COMMON
+
+    return bool(view_names == tuple(sorted(VIEW_COMMON)))
 
 
 def front_source(fn: Callable[..., Any]) -> str:
