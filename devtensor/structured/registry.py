@@ -12,7 +12,6 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from devtensor.device import Device
 from devtensor.dispatcher import DispatchKey, KernelTable, dispatch_key
 from devtensor.errors import (
     ArgumentTypeError,
@@ -69,10 +68,10 @@ def binding_attr(device: str, name: str) -> Callable[..., Tensor]:
     Raises:
         AttributeError: no such op (as a module attribute lookup does).
     """
-    from devtensor.backends import backend_for
+    from devtensor.backends import backend_for_key
 
-    key = Device(device).key
-    cls = backend_for(Device(device) if device != "cuda" else Device("cuda", 0)).tensor_class
+    key = dispatch_key(device, op=f"devtensor.{device}")
+    cls = backend_for_key(key).tensor_class
     if name in ops_by_name:
         return bound_variant(name, "functional", key, cls)
     if name.endswith("_") and name[:-1] in ops_by_name and ops_by_name[name[:-1]].inplace is not None:
