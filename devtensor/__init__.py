@@ -2,7 +2,7 @@
 
 The public API: :class:`Tensor` and its device-refined types (:mod:`devtensor.typed`), :class:`Device`, the
 dtypes, creation functions, and every op in its functional (``add``), inplace (``add_``) and out
-(``add(..., out=)``) variants. See DESIGN.md for the architecture and README.md for a tour.
+(``add(..., out=)``) variants. See README.md for a tour.
 """
 
 from devtensor import cpu, cuda, kernel_signatures  # device bindings, typed kernel registration

@@ -17,12 +17,13 @@ import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-from devtensor.errors import ArgumentValueError, NoKernelError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, NoKernelError
 
 __all__ = [
     "META_ONLY",
     "DispatchKey",
     "KernelTable",
+    "dispatch_key",
     "register_fallback",
     "unregister_fallback",
 ]
@@ -73,6 +74,31 @@ DispatchKey.CPU = DispatchKey("CPU")
 DispatchKey.CUDA = DispatchKey("CUDA")
 DispatchKey.Meta = DispatchKey("Meta")
 
+
+def dispatch_key(key: object, *, op: str = "dispatch_key", arg: str = "key") -> DispatchKey:
+    """The dispatch key ``key`` names: a DispatchKey as it is; a Device's key; a string naming a key (``"CPU"``,
+    ``"CUDA"``, ``"Meta"``, an out-of-tree key) or a device type (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"meta"``,
+    an out-of-tree type), a key name first. The one place where user text becomes a dispatch key.
+
+    Raises:
+        ValueError: a string that names neither a key nor a known device type (as ``Device`` raises).
+        TypeError: anything else; the message names ``op`` and ``arg`` (the caller's function and argument).
+    """
+    if type(key) is DispatchKey:
+        return key
+    from devtensor.device import Device  # devtensor.device imports this module
+
+    if isinstance(key, Device):
+        return key.key
+    if isinstance(key, str):
+        named = DispatchKey._interned.get(key)
+        return named if named is not None else Device(key).key
+    raise ArgumentTypeError(
+        f"{op}: argument '{arg}' must be a DispatchKey, a key name such as 'CPU', a Device or a device type such "
+        f"as 'cpu', got {key!r}"
+    )
+
+
 #: Returned by a table for the Meta key when it has no kernel: the front runs the meta function only.
 META_ONLY: Final = object()
 
@@ -119,11 +145,13 @@ class KernelTable:
     alone, else NoKernelError. Every registration clears the cache.
     """
 
-    __slots__ = ("__weakref__", "handlers", "kernels", "op", "op_name", "overrides")
+    __slots__ = ("__weakref__", "fallbacks", "handlers", "kernels", "op", "op_name", "overrides")
 
-    def __init__(self, op_name: str, op: Any = None) -> None:
+    def __init__(self, op_name: str, op: Any = None, *, fallbacks: bool = True) -> None:
         self.op_name = op_name
         self.op = op
+        #: Whether backend fallbacks serve this op (not for view ops: a fallback takes an out, a view makes none).
+        self.fallbacks = fallbacks
         self.kernels: dict[DispatchKey, Callable[..., None]] = {}
         self.overrides: dict[DispatchKey, list[Callable[..., None]]] = {}
         self.handlers: dict[DispatchKey, Any] = {}
@@ -178,7 +206,7 @@ class KernelTable:
             stack = self.overrides.get(key)
             handler: Any = stack[-1] if stack else self.kernels.get(key)
             if handler is None:
-                fallback = _fallbacks.get(key)
+                fallback = _fallbacks.get(key) if self.fallbacks else None
                 if fallback is not None:
                     handler = _bind_fallback(fallback, self.op if self.op is not None else self.op_name)
                 elif key is DispatchKey.Meta:

@@ -83,1935 +83,1936 @@ __all__ = [
     "where",
 ]
 
-@final
-class _NoTensor:
-    """Never instantiated: widens the TypeVar bounds below into unions."""
+if TYPE_CHECKING:
+    @final
+    class _NoTensor:
+        """Never instantiated: widens the TypeVar bounds below into unions."""
 
 
-_CPU0 = TypeVar("_CPU0", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU1 = TypeVar("_CPU1", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU2 = TypeVar("_CPU2", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU3 = TypeVar("_CPU3", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU4 = TypeVar("_CPU4", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU5 = TypeVar("_CPU5", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU6 = TypeVar("_CPU6", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU7 = TypeVar("_CPU7", bound=CPUTensor | _NoTensor, contravariant=True)
-_CUDA0 = TypeVar("_CUDA0", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA1 = TypeVar("_CUDA1", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA2 = TypeVar("_CUDA2", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA3 = TypeVar("_CUDA3", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA4 = TypeVar("_CUDA4", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA5 = TypeVar("_CUDA5", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA6 = TypeVar("_CUDA6", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA7 = TypeVar("_CUDA7", bound=CUDATensor | _NoTensor, contravariant=True)
-# The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.
-_XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
+    _CPU0 = TypeVar("_CPU0", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU1 = TypeVar("_CPU1", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU2 = TypeVar("_CPU2", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU3 = TypeVar("_CPU3", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU4 = TypeVar("_CPU4", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU5 = TypeVar("_CPU5", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU6 = TypeVar("_CPU6", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU7 = TypeVar("_CPU7", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CUDA0 = TypeVar("_CUDA0", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA1 = TypeVar("_CUDA1", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA2 = TypeVar("_CUDA2", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA3 = TypeVar("_CUDA3", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA4 = TypeVar("_CUDA4", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA5 = TypeVar("_CUDA5", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA6 = TypeVar("_CUDA6", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA7 = TypeVar("_CUDA7", bound=CUDATensor | _NoTensor, contravariant=True)
+    # The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.
+    _XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
 
 
-class AddCPUKernel(Protocol):
-    """The type of ``add``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class AddCPUKernel(Protocol):
+        """The type of ``add``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class AddCUDAKernel(Protocol):
-    """The type of ``add``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class AddXPKernel(Protocol):
-    """The type of ``add``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class AddCUDAKernel(Protocol):
+        """The type of ``add``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _AddKernels(KernelRegistrar):
-    """Typed registration of ``add``'s impls: ``@add.cpu`` / ``@add.cuda`` / ``@add.xp``."""
+    class AddXPKernel(Protocol):
+        """The type of ``add``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _AddKernels(KernelRegistrar):
+        """Typed registration of ``add``'s impls: ``@add.cpu`` / ``@add.cuda`` / ``@add.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: AddCPUKernel) -> AddCPUKernel: ...
         def cuda(self, fn: AddCUDAKernel) -> AddCUDAKernel: ...
         def xp(self, fn: AddXPKernel) -> AddXPKernel: ...
 
 
-add = _AddKernels('add')
+    add: _AddKernels
 
 
-class SubCPUKernel(Protocol):
-    """The type of ``sub``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class SubCPUKernel(Protocol):
+        """The type of ``sub``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class SubCUDAKernel(Protocol):
-    """The type of ``sub``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class SubXPKernel(Protocol):
-    """The type of ``sub``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class SubCUDAKernel(Protocol):
+        """The type of ``sub``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _SubKernels(KernelRegistrar):
-    """Typed registration of ``sub``'s impls: ``@sub.cpu`` / ``@sub.cuda`` / ``@sub.xp``."""
+    class SubXPKernel(Protocol):
+        """The type of ``sub``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _SubKernels(KernelRegistrar):
+        """Typed registration of ``sub``'s impls: ``@sub.cpu`` / ``@sub.cuda`` / ``@sub.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: SubCPUKernel) -> SubCPUKernel: ...
         def cuda(self, fn: SubCUDAKernel) -> SubCUDAKernel: ...
         def xp(self, fn: SubXPKernel) -> SubXPKernel: ...
 
 
-sub = _SubKernels('sub')
+    sub: _SubKernels
 
 
-class MulCPUKernel(Protocol):
-    """The type of ``mul``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class MulCPUKernel(Protocol):
+        """The type of ``mul``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class MulCUDAKernel(Protocol):
-    """The type of ``mul``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class MulXPKernel(Protocol):
-    """The type of ``mul``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class MulCUDAKernel(Protocol):
+        """The type of ``mul``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _MulKernels(KernelRegistrar):
-    """Typed registration of ``mul``'s impls: ``@mul.cpu`` / ``@mul.cuda`` / ``@mul.xp``."""
+    class MulXPKernel(Protocol):
+        """The type of ``mul``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _MulKernels(KernelRegistrar):
+        """Typed registration of ``mul``'s impls: ``@mul.cpu`` / ``@mul.cuda`` / ``@mul.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: MulCPUKernel) -> MulCPUKernel: ...
         def cuda(self, fn: MulCUDAKernel) -> MulCUDAKernel: ...
         def xp(self, fn: MulXPKernel) -> MulXPKernel: ...
 
 
-mul = _MulKernels('mul')
+    mul: _MulKernels
 
 
-class DivCPUKernel(Protocol):
-    """The type of ``div``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class DivCPUKernel(Protocol):
+        """The type of ``div``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class DivCUDAKernel(Protocol):
-    """The type of ``div``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class DivXPKernel(Protocol):
-    """The type of ``div``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class DivCUDAKernel(Protocol):
+        """The type of ``div``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _DivKernels(KernelRegistrar):
-    """Typed registration of ``div``'s impls: ``@div.cpu`` / ``@div.cuda`` / ``@div.xp``."""
+    class DivXPKernel(Protocol):
+        """The type of ``div``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _DivKernels(KernelRegistrar):
+        """Typed registration of ``div``'s impls: ``@div.cpu`` / ``@div.cuda`` / ``@div.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: DivCPUKernel) -> DivCPUKernel: ...
         def cuda(self, fn: DivCUDAKernel) -> DivCUDAKernel: ...
         def xp(self, fn: DivXPKernel) -> DivXPKernel: ...
 
 
-div = _DivKernels('div')
+    div: _DivKernels
 
 
-class RemainderCPUKernel(Protocol):
-    """The type of ``remainder``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class RemainderCPUKernel(Protocol):
+        """The type of ``remainder``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class RemainderCUDAKernel(Protocol):
-    """The type of ``remainder``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class RemainderXPKernel(Protocol):
-    """The type of ``remainder``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class RemainderCUDAKernel(Protocol):
+        """The type of ``remainder``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _RemainderKernels(KernelRegistrar):
-    """Typed registration of ``remainder``'s impls: ``@remainder.cpu`` / ``@remainder.cuda`` / ``@remainder.xp``."""
+    class RemainderXPKernel(Protocol):
+        """The type of ``remainder``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _RemainderKernels(KernelRegistrar):
+        """Typed registration of ``remainder``'s impls: ``@remainder.cpu`` / ``@remainder.cuda`` / ``@remainder.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: RemainderCPUKernel) -> RemainderCPUKernel: ...
         def cuda(self, fn: RemainderCUDAKernel) -> RemainderCUDAKernel: ...
         def xp(self, fn: RemainderXPKernel) -> RemainderXPKernel: ...
 
 
-remainder = _RemainderKernels('remainder')
+    remainder: _RemainderKernels
 
 
-class PowCPUKernel(Protocol):
-    """The type of ``pow``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class PowCPUKernel(Protocol):
+        """The type of ``pow``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class PowCUDAKernel(Protocol):
-    """The type of ``pow``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class PowXPKernel(Protocol):
-    """The type of ``pow``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class PowCUDAKernel(Protocol):
+        """The type of ``pow``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _PowKernels(KernelRegistrar):
-    """Typed registration of ``pow``'s impls: ``@pow.cpu`` / ``@pow.cuda`` / ``@pow.xp``."""
+    class PowXPKernel(Protocol):
+        """The type of ``pow``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _PowKernels(KernelRegistrar):
+        """Typed registration of ``pow``'s impls: ``@pow.cpu`` / ``@pow.cuda`` / ``@pow.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: PowCPUKernel) -> PowCPUKernel: ...
         def cuda(self, fn: PowCUDAKernel) -> PowCUDAKernel: ...
         def xp(self, fn: PowXPKernel) -> PowXPKernel: ...
 
 
-pow = _PowKernels('pow')
+    pow: _PowKernels
 
 
-class NegCPUKernel(Protocol[_CPU0]):
-    """The type of ``neg``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class NegCPUKernel(Protocol[_CPU0]):
+        """The type of ``neg``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class NegCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``neg``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class NegXPKernel(Protocol[_XP]):
-    """The type of ``neg``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class NegCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``neg``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _NegKernels(KernelRegistrar):
-    """Typed registration of ``neg``'s impls: ``@neg.cpu`` / ``@neg.cuda`` / ``@neg.xp``."""
+    class NegXPKernel(Protocol[_XP]):
+        """The type of ``neg``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _NegKernels(KernelRegistrar):
+        """Typed registration of ``neg``'s impls: ``@neg.cpu`` / ``@neg.cuda`` / ``@neg.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: NegCPUKernel[_CPU0]) -> NegCPUKernel[_CPU0]: ...
         def cuda(self, fn: NegCUDAKernel[_CUDA0]) -> NegCUDAKernel[_CUDA0]: ...
         def xp(self, fn: NegXPKernel[_XP]) -> NegXPKernel[_XP]: ...
 
 
-neg = _NegKernels('neg')
+    neg: _NegKernels
 
 
-class AbsCPUKernel(Protocol[_CPU0]):
-    """The type of ``abs``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class AbsCPUKernel(Protocol[_CPU0]):
+        """The type of ``abs``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class AbsCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``abs``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class AbsXPKernel(Protocol[_XP]):
-    """The type of ``abs``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class AbsCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``abs``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _AbsKernels(KernelRegistrar):
-    """Typed registration of ``abs``'s impls: ``@abs.cpu`` / ``@abs.cuda`` / ``@abs.xp``."""
+    class AbsXPKernel(Protocol[_XP]):
+        """The type of ``abs``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _AbsKernels(KernelRegistrar):
+        """Typed registration of ``abs``'s impls: ``@abs.cpu`` / ``@abs.cuda`` / ``@abs.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: AbsCPUKernel[_CPU0]) -> AbsCPUKernel[_CPU0]: ...
         def cuda(self, fn: AbsCUDAKernel[_CUDA0]) -> AbsCUDAKernel[_CUDA0]: ...
         def xp(self, fn: AbsXPKernel[_XP]) -> AbsXPKernel[_XP]: ...
 
 
-abs = _AbsKernels('abs')
+    abs: _AbsKernels
 
 
-class ExpCPUKernel(Protocol[_CPU0]):
-    """The type of ``exp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class ExpCPUKernel(Protocol[_CPU0]):
+        """The type of ``exp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class ExpCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``exp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class ExpXPKernel(Protocol[_XP]):
-    """The type of ``exp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class ExpCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``exp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _ExpKernels(KernelRegistrar):
-    """Typed registration of ``exp``'s impls: ``@exp.cpu`` / ``@exp.cuda`` / ``@exp.xp``."""
+    class ExpXPKernel(Protocol[_XP]):
+        """The type of ``exp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _ExpKernels(KernelRegistrar):
+        """Typed registration of ``exp``'s impls: ``@exp.cpu`` / ``@exp.cuda`` / ``@exp.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: ExpCPUKernel[_CPU0]) -> ExpCPUKernel[_CPU0]: ...
         def cuda(self, fn: ExpCUDAKernel[_CUDA0]) -> ExpCUDAKernel[_CUDA0]: ...
         def xp(self, fn: ExpXPKernel[_XP]) -> ExpXPKernel[_XP]: ...
 
 
-exp = _ExpKernels('exp')
+    exp: _ExpKernels
 
 
-class LogCPUKernel(Protocol[_CPU0]):
-    """The type of ``log``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class LogCPUKernel(Protocol[_CPU0]):
+        """The type of ``log``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class LogCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``log``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class LogXPKernel(Protocol[_XP]):
-    """The type of ``log``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class LogCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``log``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _LogKernels(KernelRegistrar):
-    """Typed registration of ``log``'s impls: ``@log.cpu`` / ``@log.cuda`` / ``@log.xp``."""
+    class LogXPKernel(Protocol[_XP]):
+        """The type of ``log``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _LogKernels(KernelRegistrar):
+        """Typed registration of ``log``'s impls: ``@log.cpu`` / ``@log.cuda`` / ``@log.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: LogCPUKernel[_CPU0]) -> LogCPUKernel[_CPU0]: ...
         def cuda(self, fn: LogCUDAKernel[_CUDA0]) -> LogCUDAKernel[_CUDA0]: ...
         def xp(self, fn: LogXPKernel[_XP]) -> LogXPKernel[_XP]: ...
 
 
-log = _LogKernels('log')
+    log: _LogKernels
 
 
-class SqrtCPUKernel(Protocol[_CPU0]):
-    """The type of ``sqrt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class SqrtCPUKernel(Protocol[_CPU0]):
+        """The type of ``sqrt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class SqrtCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``sqrt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class SqrtXPKernel(Protocol[_XP]):
-    """The type of ``sqrt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class SqrtCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``sqrt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _SqrtKernels(KernelRegistrar):
-    """Typed registration of ``sqrt``'s impls: ``@sqrt.cpu`` / ``@sqrt.cuda`` / ``@sqrt.xp``."""
+    class SqrtXPKernel(Protocol[_XP]):
+        """The type of ``sqrt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _SqrtKernels(KernelRegistrar):
+        """Typed registration of ``sqrt``'s impls: ``@sqrt.cpu`` / ``@sqrt.cuda`` / ``@sqrt.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: SqrtCPUKernel[_CPU0]) -> SqrtCPUKernel[_CPU0]: ...
         def cuda(self, fn: SqrtCUDAKernel[_CUDA0]) -> SqrtCUDAKernel[_CUDA0]: ...
         def xp(self, fn: SqrtXPKernel[_XP]) -> SqrtXPKernel[_XP]: ...
 
 
-sqrt = _SqrtKernels('sqrt')
+    sqrt: _SqrtKernels
 
 
-class SinCPUKernel(Protocol[_CPU0]):
-    """The type of ``sin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class SinCPUKernel(Protocol[_CPU0]):
+        """The type of ``sin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class SinCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``sin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class SinXPKernel(Protocol[_XP]):
-    """The type of ``sin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class SinCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``sin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _SinKernels(KernelRegistrar):
-    """Typed registration of ``sin``'s impls: ``@sin.cpu`` / ``@sin.cuda`` / ``@sin.xp``."""
+    class SinXPKernel(Protocol[_XP]):
+        """The type of ``sin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _SinKernels(KernelRegistrar):
+        """Typed registration of ``sin``'s impls: ``@sin.cpu`` / ``@sin.cuda`` / ``@sin.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: SinCPUKernel[_CPU0]) -> SinCPUKernel[_CPU0]: ...
         def cuda(self, fn: SinCUDAKernel[_CUDA0]) -> SinCUDAKernel[_CUDA0]: ...
         def xp(self, fn: SinXPKernel[_XP]) -> SinXPKernel[_XP]: ...
 
 
-sin = _SinKernels('sin')
+    sin: _SinKernels
 
 
-class CosCPUKernel(Protocol[_CPU0]):
-    """The type of ``cos``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class CosCPUKernel(Protocol[_CPU0]):
+        """The type of ``cos``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class CosCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``cos``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class CosXPKernel(Protocol[_XP]):
-    """The type of ``cos``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class CosCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``cos``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _CosKernels(KernelRegistrar):
-    """Typed registration of ``cos``'s impls: ``@cos.cpu`` / ``@cos.cuda`` / ``@cos.xp``."""
+    class CosXPKernel(Protocol[_XP]):
+        """The type of ``cos``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _CosKernels(KernelRegistrar):
+        """Typed registration of ``cos``'s impls: ``@cos.cpu`` / ``@cos.cuda`` / ``@cos.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: CosCPUKernel[_CPU0]) -> CosCPUKernel[_CPU0]: ...
         def cuda(self, fn: CosCUDAKernel[_CUDA0]) -> CosCUDAKernel[_CUDA0]: ...
         def xp(self, fn: CosXPKernel[_XP]) -> CosXPKernel[_XP]: ...
 
 
-cos = _CosKernels('cos')
+    cos: _CosKernels
 
 
-class TanhCPUKernel(Protocol[_CPU0]):
-    """The type of ``tanh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class TanhCPUKernel(Protocol[_CPU0]):
+        """The type of ``tanh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class TanhCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``tanh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class TanhXPKernel(Protocol[_XP]):
-    """The type of ``tanh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class TanhCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``tanh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _TanhKernels(KernelRegistrar):
-    """Typed registration of ``tanh``'s impls: ``@tanh.cpu`` / ``@tanh.cuda`` / ``@tanh.xp``."""
+    class TanhXPKernel(Protocol[_XP]):
+        """The type of ``tanh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _TanhKernels(KernelRegistrar):
+        """Typed registration of ``tanh``'s impls: ``@tanh.cpu`` / ``@tanh.cuda`` / ``@tanh.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: TanhCPUKernel[_CPU0]) -> TanhCPUKernel[_CPU0]: ...
         def cuda(self, fn: TanhCUDAKernel[_CUDA0]) -> TanhCUDAKernel[_CUDA0]: ...
         def xp(self, fn: TanhXPKernel[_XP]) -> TanhXPKernel[_XP]: ...
 
 
-tanh = _TanhKernels('tanh')
+    tanh: _TanhKernels
 
 
-class SigmoidCPUKernel(Protocol[_CPU0]):
-    """The type of ``sigmoid``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class SigmoidCPUKernel(Protocol[_CPU0]):
+        """The type of ``sigmoid``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class SigmoidCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``sigmoid``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class SigmoidXPKernel(Protocol[_XP]):
-    """The type of ``sigmoid``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class SigmoidCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``sigmoid``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _SigmoidKernels(KernelRegistrar):
-    """Typed registration of ``sigmoid``'s impls: ``@sigmoid.cpu`` / ``@sigmoid.cuda`` / ``@sigmoid.xp``."""
+    class SigmoidXPKernel(Protocol[_XP]):
+        """The type of ``sigmoid``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _SigmoidKernels(KernelRegistrar):
+        """Typed registration of ``sigmoid``'s impls: ``@sigmoid.cpu`` / ``@sigmoid.cuda`` / ``@sigmoid.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: SigmoidCPUKernel[_CPU0]) -> SigmoidCPUKernel[_CPU0]: ...
         def cuda(self, fn: SigmoidCUDAKernel[_CUDA0]) -> SigmoidCUDAKernel[_CUDA0]: ...
         def xp(self, fn: SigmoidXPKernel[_XP]) -> SigmoidXPKernel[_XP]: ...
 
 
-sigmoid = _SigmoidKernels('sigmoid')
+    sigmoid: _SigmoidKernels
 
 
-class MaximumCPUKernel(Protocol):
-    """The type of ``maximum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class MaximumCPUKernel(Protocol):
+        """The type of ``maximum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class MaximumCUDAKernel(Protocol):
-    """The type of ``maximum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class MaximumXPKernel(Protocol):
-    """The type of ``maximum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class MaximumCUDAKernel(Protocol):
+        """The type of ``maximum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _MaximumKernels(KernelRegistrar):
-    """Typed registration of ``maximum``'s impls: ``@maximum.cpu`` / ``@maximum.cuda`` / ``@maximum.xp``."""
+    class MaximumXPKernel(Protocol):
+        """The type of ``maximum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _MaximumKernels(KernelRegistrar):
+        """Typed registration of ``maximum``'s impls: ``@maximum.cpu`` / ``@maximum.cuda`` / ``@maximum.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: MaximumCPUKernel) -> MaximumCPUKernel: ...
         def cuda(self, fn: MaximumCUDAKernel) -> MaximumCUDAKernel: ...
         def xp(self, fn: MaximumXPKernel) -> MaximumXPKernel: ...
 
 
-maximum = _MaximumKernels('maximum')
+    maximum: _MaximumKernels
 
 
-class MinimumCPUKernel(Protocol):
-    """The type of ``minimum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class MinimumCPUKernel(Protocol):
+        """The type of ``minimum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class MinimumCUDAKernel(Protocol):
-    """The type of ``minimum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class MinimumXPKernel(Protocol):
-    """The type of ``minimum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class MinimumCUDAKernel(Protocol):
+        """The type of ``minimum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _MinimumKernels(KernelRegistrar):
-    """Typed registration of ``minimum``'s impls: ``@minimum.cpu`` / ``@minimum.cuda`` / ``@minimum.xp``."""
+    class MinimumXPKernel(Protocol):
+        """The type of ``minimum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _MinimumKernels(KernelRegistrar):
+        """Typed registration of ``minimum``'s impls: ``@minimum.cpu`` / ``@minimum.cuda`` / ``@minimum.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: MinimumCPUKernel) -> MinimumCPUKernel: ...
         def cuda(self, fn: MinimumCUDAKernel) -> MinimumCUDAKernel: ...
         def xp(self, fn: MinimumXPKernel) -> MinimumXPKernel: ...
 
 
-minimum = _MinimumKernels('minimum')
+    minimum: _MinimumKernels
 
 
-class ClampCPUKernel(Protocol[_CPU0]):
-    """The type of ``clamp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class ClampCPUKernel(Protocol[_CPU0]):
+        """The type of ``clamp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, min: CPUTensor | Scalar | None, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class ClampCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``clamp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, min: CUDATensor | Scalar | None, max: CUDATensor | Scalar | None, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, min: CPUTensor | Scalar | None, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class ClampXPKernel(Protocol):
-    """The type of ``clamp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class ClampCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``clamp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor, min: CPUTensor | Scalar | None, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor, min: CUDATensor | Scalar | None, max: CUDATensor | Scalar | None, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, min: CUDATensor | Scalar | None, max: CUDATensor | Scalar | None, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _ClampKernels(KernelRegistrar):
-    """Typed registration of ``clamp``'s impls: ``@clamp.cpu`` / ``@clamp.cuda`` / ``@clamp.xp``."""
+    class ClampXPKernel(Protocol):
+        """The type of ``clamp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor, min: CPUTensor | Scalar | None, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor, min: CUDATensor | Scalar | None, max: CUDATensor | Scalar | None, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _ClampKernels(KernelRegistrar):
+        """Typed registration of ``clamp``'s impls: ``@clamp.cpu`` / ``@clamp.cuda`` / ``@clamp.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: ClampCPUKernel[_CPU0]) -> ClampCPUKernel[_CPU0]: ...
         def cuda(self, fn: ClampCUDAKernel[_CUDA0]) -> ClampCUDAKernel[_CUDA0]: ...
         def xp(self, fn: ClampXPKernel) -> ClampXPKernel: ...
 
 
-clamp = _ClampKernels('clamp')
+    clamp: _ClampKernels
 
 
-class WhereCPUKernel(Protocol[_CPU0]):
-    """The type of ``where``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class WhereCPUKernel(Protocol[_CPU0]):
+        """The type of ``where``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, condition: _CPU0, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class WhereCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``where``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, condition: _CUDA0, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, condition: _CPU0, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class WhereXPKernel(Protocol):
-    """The type of ``where``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class WhereCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``where``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, condition: CPUTensor, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, condition: CUDATensor, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, condition: _CUDA0, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _WhereKernels(KernelRegistrar):
-    """Typed registration of ``where``'s impls: ``@where.cpu`` / ``@where.cuda`` / ``@where.xp``."""
+    class WhereXPKernel(Protocol):
+        """The type of ``where``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, condition: CPUTensor, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, condition: CUDATensor, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _WhereKernels(KernelRegistrar):
+        """Typed registration of ``where``'s impls: ``@where.cpu`` / ``@where.cuda`` / ``@where.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: WhereCPUKernel[_CPU0]) -> WhereCPUKernel[_CPU0]: ...
         def cuda(self, fn: WhereCUDAKernel[_CUDA0]) -> WhereCUDAKernel[_CUDA0]: ...
         def xp(self, fn: WhereXPKernel) -> WhereXPKernel: ...
 
 
-where = _WhereKernels('where')
+    where: _WhereKernels
 
 
-class EqCPUKernel(Protocol):
-    """The type of ``eq``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class EqCPUKernel(Protocol):
+        """The type of ``eq``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class EqCUDAKernel(Protocol):
-    """The type of ``eq``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class EqXPKernel(Protocol):
-    """The type of ``eq``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class EqCUDAKernel(Protocol):
+        """The type of ``eq``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _EqKernels(KernelRegistrar):
-    """Typed registration of ``eq``'s impls: ``@eq.cpu`` / ``@eq.cuda`` / ``@eq.xp``."""
+    class EqXPKernel(Protocol):
+        """The type of ``eq``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _EqKernels(KernelRegistrar):
+        """Typed registration of ``eq``'s impls: ``@eq.cpu`` / ``@eq.cuda`` / ``@eq.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: EqCPUKernel) -> EqCPUKernel: ...
         def cuda(self, fn: EqCUDAKernel) -> EqCUDAKernel: ...
         def xp(self, fn: EqXPKernel) -> EqXPKernel: ...
 
 
-eq = _EqKernels('eq')
+    eq: _EqKernels
 
 
-class NeCPUKernel(Protocol):
-    """The type of ``ne``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class NeCPUKernel(Protocol):
+        """The type of ``ne``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class NeCUDAKernel(Protocol):
-    """The type of ``ne``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class NeXPKernel(Protocol):
-    """The type of ``ne``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class NeCUDAKernel(Protocol):
+        """The type of ``ne``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _NeKernels(KernelRegistrar):
-    """Typed registration of ``ne``'s impls: ``@ne.cpu`` / ``@ne.cuda`` / ``@ne.xp``."""
+    class NeXPKernel(Protocol):
+        """The type of ``ne``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _NeKernels(KernelRegistrar):
+        """Typed registration of ``ne``'s impls: ``@ne.cpu`` / ``@ne.cuda`` / ``@ne.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: NeCPUKernel) -> NeCPUKernel: ...
         def cuda(self, fn: NeCUDAKernel) -> NeCUDAKernel: ...
         def xp(self, fn: NeXPKernel) -> NeXPKernel: ...
 
 
-ne = _NeKernels('ne')
+    ne: _NeKernels
 
 
-class LtCPUKernel(Protocol):
-    """The type of ``lt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class LtCPUKernel(Protocol):
+        """The type of ``lt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class LtCUDAKernel(Protocol):
-    """The type of ``lt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class LtXPKernel(Protocol):
-    """The type of ``lt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class LtCUDAKernel(Protocol):
+        """The type of ``lt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _LtKernels(KernelRegistrar):
-    """Typed registration of ``lt``'s impls: ``@lt.cpu`` / ``@lt.cuda`` / ``@lt.xp``."""
+    class LtXPKernel(Protocol):
+        """The type of ``lt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _LtKernels(KernelRegistrar):
+        """Typed registration of ``lt``'s impls: ``@lt.cpu`` / ``@lt.cuda`` / ``@lt.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: LtCPUKernel) -> LtCPUKernel: ...
         def cuda(self, fn: LtCUDAKernel) -> LtCUDAKernel: ...
         def xp(self, fn: LtXPKernel) -> LtXPKernel: ...
 
 
-lt = _LtKernels('lt')
+    lt: _LtKernels
 
 
-class LeCPUKernel(Protocol):
-    """The type of ``le``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class LeCPUKernel(Protocol):
+        """The type of ``le``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class LeCUDAKernel(Protocol):
-    """The type of ``le``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class LeXPKernel(Protocol):
-    """The type of ``le``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class LeCUDAKernel(Protocol):
+        """The type of ``le``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _LeKernels(KernelRegistrar):
-    """Typed registration of ``le``'s impls: ``@le.cpu`` / ``@le.cuda`` / ``@le.xp``."""
+    class LeXPKernel(Protocol):
+        """The type of ``le``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _LeKernels(KernelRegistrar):
+        """Typed registration of ``le``'s impls: ``@le.cpu`` / ``@le.cuda`` / ``@le.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: LeCPUKernel) -> LeCPUKernel: ...
         def cuda(self, fn: LeCUDAKernel) -> LeCUDAKernel: ...
         def xp(self, fn: LeXPKernel) -> LeXPKernel: ...
 
 
-le = _LeKernels('le')
+    le: _LeKernels
 
 
-class GtCPUKernel(Protocol):
-    """The type of ``gt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class GtCPUKernel(Protocol):
+        """The type of ``gt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class GtCUDAKernel(Protocol):
-    """The type of ``gt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class GtXPKernel(Protocol):
-    """The type of ``gt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class GtCUDAKernel(Protocol):
+        """The type of ``gt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _GtKernels(KernelRegistrar):
-    """Typed registration of ``gt``'s impls: ``@gt.cpu`` / ``@gt.cuda`` / ``@gt.xp``."""
+    class GtXPKernel(Protocol):
+        """The type of ``gt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _GtKernels(KernelRegistrar):
+        """Typed registration of ``gt``'s impls: ``@gt.cpu`` / ``@gt.cuda`` / ``@gt.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: GtCPUKernel) -> GtCPUKernel: ...
         def cuda(self, fn: GtCUDAKernel) -> GtCUDAKernel: ...
         def xp(self, fn: GtXPKernel) -> GtXPKernel: ...
 
 
-gt = _GtKernels('gt')
+    gt: _GtKernels
 
 
-class GeCPUKernel(Protocol):
-    """The type of ``ge``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class GeCPUKernel(Protocol):
+        """The type of ``ge``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class GeCUDAKernel(Protocol):
-    """The type of ``ge``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class GeXPKernel(Protocol):
-    """The type of ``ge``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class GeCUDAKernel(Protocol):
+        """The type of ``ge``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _GeKernels(KernelRegistrar):
-    """Typed registration of ``ge``'s impls: ``@ge.cpu`` / ``@ge.cuda`` / ``@ge.xp``."""
+    class GeXPKernel(Protocol):
+        """The type of ``ge``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _GeKernels(KernelRegistrar):
+        """Typed registration of ``ge``'s impls: ``@ge.cpu`` / ``@ge.cuda`` / ``@ge.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: GeCPUKernel) -> GeCPUKernel: ...
         def cuda(self, fn: GeCUDAKernel) -> GeCUDAKernel: ...
         def xp(self, fn: GeXPKernel) -> GeXPKernel: ...
 
 
-ge = _GeKernels('ge')
+    ge: _GeKernels
 
 
-class LogicalAndCPUKernel(Protocol):
-    """The type of ``logical_and``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class LogicalAndCPUKernel(Protocol):
+        """The type of ``logical_and``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class LogicalAndCUDAKernel(Protocol):
-    """The type of ``logical_and``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class LogicalAndXPKernel(Protocol):
-    """The type of ``logical_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class LogicalAndCUDAKernel(Protocol):
+        """The type of ``logical_and``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _LogicalAndKernels(KernelRegistrar):
-    """Typed registration of ``logical_and``'s impls: ``@logical_and.cpu`` / ``@logical_and.cuda`` / ``@logical_and.xp``."""
+    class LogicalAndXPKernel(Protocol):
+        """The type of ``logical_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _LogicalAndKernels(KernelRegistrar):
+        """Typed registration of ``logical_and``'s impls: ``@logical_and.cpu`` / ``@logical_and.cuda`` / ``@logical_and.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: LogicalAndCPUKernel) -> LogicalAndCPUKernel: ...
         def cuda(self, fn: LogicalAndCUDAKernel) -> LogicalAndCUDAKernel: ...
         def xp(self, fn: LogicalAndXPKernel) -> LogicalAndXPKernel: ...
 
 
-logical_and = _LogicalAndKernels('logical_and')
+    logical_and: _LogicalAndKernels
 
 
-class LogicalOrCPUKernel(Protocol):
-    """The type of ``logical_or``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class LogicalOrCPUKernel(Protocol):
+        """The type of ``logical_or``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class LogicalOrCUDAKernel(Protocol):
-    """The type of ``logical_or``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class LogicalOrXPKernel(Protocol):
-    """The type of ``logical_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class LogicalOrCUDAKernel(Protocol):
+        """The type of ``logical_or``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _LogicalOrKernels(KernelRegistrar):
-    """Typed registration of ``logical_or``'s impls: ``@logical_or.cpu`` / ``@logical_or.cuda`` / ``@logical_or.xp``."""
+    class LogicalOrXPKernel(Protocol):
+        """The type of ``logical_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _LogicalOrKernels(KernelRegistrar):
+        """Typed registration of ``logical_or``'s impls: ``@logical_or.cpu`` / ``@logical_or.cuda`` / ``@logical_or.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: LogicalOrCPUKernel) -> LogicalOrCPUKernel: ...
         def cuda(self, fn: LogicalOrCUDAKernel) -> LogicalOrCUDAKernel: ...
         def xp(self, fn: LogicalOrXPKernel) -> LogicalOrXPKernel: ...
 
 
-logical_or = _LogicalOrKernels('logical_or')
+    logical_or: _LogicalOrKernels
 
 
-class LogicalXorCPUKernel(Protocol):
-    """The type of ``logical_xor``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class LogicalXorCPUKernel(Protocol):
+        """The type of ``logical_xor``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class LogicalXorCUDAKernel(Protocol):
-    """The type of ``logical_xor``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class LogicalXorXPKernel(Protocol):
-    """The type of ``logical_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class LogicalXorCUDAKernel(Protocol):
+        """The type of ``logical_xor``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    @overload
-    def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-    @overload
-    def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _LogicalXorKernels(KernelRegistrar):
-    """Typed registration of ``logical_xor``'s impls: ``@logical_xor.cpu`` / ``@logical_xor.cuda`` / ``@logical_xor.xp``."""
+    class LogicalXorXPKernel(Protocol):
+        """The type of ``logical_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
-    if TYPE_CHECKING:
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _LogicalXorKernels(KernelRegistrar):
+        """Typed registration of ``logical_xor``'s impls: ``@logical_xor.cpu`` / ``@logical_xor.cuda`` / ``@logical_xor.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: LogicalXorCPUKernel) -> LogicalXorCPUKernel: ...
         def cuda(self, fn: LogicalXorCUDAKernel) -> LogicalXorCUDAKernel: ...
         def xp(self, fn: LogicalXorXPKernel) -> LogicalXorXPKernel: ...
 
 
-logical_xor = _LogicalXorKernels('logical_xor')
+    logical_xor: _LogicalXorKernels
 
 
-class LogicalNotCPUKernel(Protocol[_CPU0]):
-    """The type of ``logical_not``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class LogicalNotCPUKernel(Protocol[_CPU0]):
+        """The type of ``logical_not``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class LogicalNotCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``logical_not``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class LogicalNotXPKernel(Protocol[_XP]):
-    """The type of ``logical_not``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class LogicalNotCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``logical_not``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _LogicalNotKernels(KernelRegistrar):
-    """Typed registration of ``logical_not``'s impls: ``@logical_not.cpu`` / ``@logical_not.cuda`` / ``@logical_not.xp``."""
+    class LogicalNotXPKernel(Protocol[_XP]):
+        """The type of ``logical_not``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _LogicalNotKernels(KernelRegistrar):
+        """Typed registration of ``logical_not``'s impls: ``@logical_not.cpu`` / ``@logical_not.cuda`` / ``@logical_not.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: LogicalNotCPUKernel[_CPU0]) -> LogicalNotCPUKernel[_CPU0]: ...
         def cuda(self, fn: LogicalNotCUDAKernel[_CUDA0]) -> LogicalNotCUDAKernel[_CUDA0]: ...
         def xp(self, fn: LogicalNotXPKernel[_XP]) -> LogicalNotXPKernel[_XP]: ...
 
 
-logical_not = _LogicalNotKernels('logical_not')
+    logical_not: _LogicalNotKernels
 
 
-class MatmulCPUKernel(Protocol[_CPU0, _CPU1]):
-    """The type of ``matmul``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class MatmulCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``matmul``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, other: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class MatmulCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-    """The type of ``matmul``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, other: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, other: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class MatmulXPKernel(Protocol[_XP]):
-    """The type of ``matmul``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class MatmulCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``matmul``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, other: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, other: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _MatmulKernels(KernelRegistrar):
-    """Typed registration of ``matmul``'s impls: ``@matmul.cpu`` / ``@matmul.cuda`` / ``@matmul.xp``."""
+    class MatmulXPKernel(Protocol[_XP]):
+        """The type of ``matmul``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, other: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _MatmulKernels(KernelRegistrar):
+        """Typed registration of ``matmul``'s impls: ``@matmul.cpu`` / ``@matmul.cuda`` / ``@matmul.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: MatmulCPUKernel[_CPU0, _CPU1]) -> MatmulCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: MatmulCUDAKernel[_CUDA0, _CUDA1]) -> MatmulCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: MatmulXPKernel[_XP]) -> MatmulXPKernel[_XP]: ...
 
 
-matmul = _MatmulKernels('matmul')
+    matmul: _MatmulKernels
 
 
-class MmCPUKernel(Protocol[_CPU0, _CPU1]):
-    """The type of ``mm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class MmCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``mm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, mat2: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class MmCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-    """The type of ``mm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, mat2: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, mat2: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class MmXPKernel(Protocol[_XP]):
-    """The type of ``mm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class MmCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``mm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, mat2: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, mat2: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _MmKernels(KernelRegistrar):
-    """Typed registration of ``mm``'s impls: ``@mm.cpu`` / ``@mm.cuda`` / ``@mm.xp``."""
+    class MmXPKernel(Protocol[_XP]):
+        """The type of ``mm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, mat2: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _MmKernels(KernelRegistrar):
+        """Typed registration of ``mm``'s impls: ``@mm.cpu`` / ``@mm.cuda`` / ``@mm.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: MmCPUKernel[_CPU0, _CPU1]) -> MmCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: MmCUDAKernel[_CUDA0, _CUDA1]) -> MmCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: MmXPKernel[_XP]) -> MmXPKernel[_XP]: ...
 
 
-mm = _MmKernels('mm')
+    mm: _MmKernels
 
 
-class BmmCPUKernel(Protocol[_CPU0, _CPU1]):
-    """The type of ``bmm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class BmmCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``bmm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, mat2: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class BmmCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-    """The type of ``bmm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, mat2: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, mat2: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class BmmXPKernel(Protocol[_XP]):
-    """The type of ``bmm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class BmmCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``bmm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, mat2: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, mat2: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _BmmKernels(KernelRegistrar):
-    """Typed registration of ``bmm``'s impls: ``@bmm.cpu`` / ``@bmm.cuda`` / ``@bmm.xp``."""
+    class BmmXPKernel(Protocol[_XP]):
+        """The type of ``bmm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, mat2: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _BmmKernels(KernelRegistrar):
+        """Typed registration of ``bmm``'s impls: ``@bmm.cpu`` / ``@bmm.cuda`` / ``@bmm.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: BmmCPUKernel[_CPU0, _CPU1]) -> BmmCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: BmmCUDAKernel[_CUDA0, _CUDA1]) -> BmmCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: BmmXPKernel[_XP]) -> BmmXPKernel[_XP]: ...
 
 
-bmm = _BmmKernels('bmm')
+    bmm: _BmmKernels
 
 
-class DotCPUKernel(Protocol[_CPU0, _CPU1]):
-    """The type of ``dot``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class DotCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``dot``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, other: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class DotCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-    """The type of ``dot``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, other: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, other: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class DotXPKernel(Protocol[_XP]):
-    """The type of ``dot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class DotCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``dot``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, other: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, other: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _DotKernels(KernelRegistrar):
-    """Typed registration of ``dot``'s impls: ``@dot.cpu`` / ``@dot.cuda`` / ``@dot.xp``."""
+    class DotXPKernel(Protocol[_XP]):
+        """The type of ``dot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, other: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _DotKernels(KernelRegistrar):
+        """Typed registration of ``dot``'s impls: ``@dot.cpu`` / ``@dot.cuda`` / ``@dot.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: DotCPUKernel[_CPU0, _CPU1]) -> DotCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: DotCUDAKernel[_CUDA0, _CUDA1]) -> DotCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: DotXPKernel[_XP]) -> DotXPKernel[_XP]: ...
 
 
-dot = _DotKernels('dot')
+    dot: _DotKernels
 
 
-class OuterCPUKernel(Protocol[_CPU0, _CPU1]):
-    """The type of ``outer``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class OuterCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``outer``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, vec2: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class OuterCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-    """The type of ``outer``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, vec2: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, vec2: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class OuterXPKernel(Protocol[_XP]):
-    """The type of ``outer``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class OuterCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``outer``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, vec2: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, vec2: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _OuterKernels(KernelRegistrar):
-    """Typed registration of ``outer``'s impls: ``@outer.cpu`` / ``@outer.cuda`` / ``@outer.xp``."""
+    class OuterXPKernel(Protocol[_XP]):
+        """The type of ``outer``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, vec2: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _OuterKernels(KernelRegistrar):
+        """Typed registration of ``outer``'s impls: ``@outer.cpu`` / ``@outer.cuda`` / ``@outer.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: OuterCPUKernel[_CPU0, _CPU1]) -> OuterCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: OuterCUDAKernel[_CUDA0, _CUDA1]) -> OuterCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: OuterXPKernel[_XP]) -> OuterXPKernel[_XP]: ...
 
 
-outer = _OuterKernels('outer')
+    outer: _OuterKernels
 
 
-class AddmmCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
-    """The type of ``addmm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class AddmmCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``addmm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, mat1: _CPU1, mat2: _CPU2, *, beta: Scalar, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class AddmmCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
-    """The type of ``addmm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, mat1: _CUDA1, mat2: _CUDA2, *, beta: Scalar, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, mat1: _CPU1, mat2: _CPU2, *, beta: Scalar, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class AddmmXPKernel(Protocol[_XP]):
-    """The type of ``addmm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class AddmmCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``addmm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, mat1: _XP, mat2: _XP, *, beta: Scalar, alpha: Scalar, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, mat1: _CUDA1, mat2: _CUDA2, *, beta: Scalar, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _AddmmKernels(KernelRegistrar):
-    """Typed registration of ``addmm``'s impls: ``@addmm.cpu`` / ``@addmm.cuda`` / ``@addmm.xp``."""
+    class AddmmXPKernel(Protocol[_XP]):
+        """The type of ``addmm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, mat1: _XP, mat2: _XP, *, beta: Scalar, alpha: Scalar, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _AddmmKernels(KernelRegistrar):
+        """Typed registration of ``addmm``'s impls: ``@addmm.cpu`` / ``@addmm.cuda`` / ``@addmm.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: AddmmCPUKernel[_CPU0, _CPU1, _CPU2]) -> AddmmCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: AddmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> AddmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
         def xp(self, fn: AddmmXPKernel[_XP]) -> AddmmXPKernel[_XP]: ...
 
 
-addmm = _AddmmKernels('addmm')
+    addmm: _AddmmKernels
 
 
-class SumCPUKernel(Protocol[_CPU0]):
-    """The type of ``sum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class SumCPUKernel(Protocol[_CPU0]):
+        """The type of ``sum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class SumCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``sum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class SumXPKernel(Protocol[_XP]):
-    """The type of ``sum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class SumCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``sum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _SumKernels(KernelRegistrar):
-    """Typed registration of ``sum``'s impls: ``@sum.cpu`` / ``@sum.cuda`` / ``@sum.xp``."""
+    class SumXPKernel(Protocol[_XP]):
+        """The type of ``sum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _SumKernels(KernelRegistrar):
+        """Typed registration of ``sum``'s impls: ``@sum.cpu`` / ``@sum.cuda`` / ``@sum.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: SumCPUKernel[_CPU0]) -> SumCPUKernel[_CPU0]: ...
         def cuda(self, fn: SumCUDAKernel[_CUDA0]) -> SumCUDAKernel[_CUDA0]: ...
         def xp(self, fn: SumXPKernel[_XP]) -> SumXPKernel[_XP]: ...
 
 
-sum = _SumKernels('sum')
+    sum: _SumKernels
 
 
-class ProdCPUKernel(Protocol[_CPU0]):
-    """The type of ``prod``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class ProdCPUKernel(Protocol[_CPU0]):
+        """The type of ``prod``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class ProdCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``prod``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class ProdXPKernel(Protocol[_XP]):
-    """The type of ``prod``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class ProdCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``prod``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _ProdKernels(KernelRegistrar):
-    """Typed registration of ``prod``'s impls: ``@prod.cpu`` / ``@prod.cuda`` / ``@prod.xp``."""
+    class ProdXPKernel(Protocol[_XP]):
+        """The type of ``prod``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _ProdKernels(KernelRegistrar):
+        """Typed registration of ``prod``'s impls: ``@prod.cpu`` / ``@prod.cuda`` / ``@prod.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: ProdCPUKernel[_CPU0]) -> ProdCPUKernel[_CPU0]: ...
         def cuda(self, fn: ProdCUDAKernel[_CUDA0]) -> ProdCUDAKernel[_CUDA0]: ...
         def xp(self, fn: ProdXPKernel[_XP]) -> ProdXPKernel[_XP]: ...
 
 
-prod = _ProdKernels('prod')
+    prod: _ProdKernels
 
 
-class AmaxCPUKernel(Protocol[_CPU0]):
-    """The type of ``amax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class AmaxCPUKernel(Protocol[_CPU0]):
+        """The type of ``amax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class AmaxCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``amax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class AmaxXPKernel(Protocol[_XP]):
-    """The type of ``amax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class AmaxCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``amax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _AmaxKernels(KernelRegistrar):
-    """Typed registration of ``amax``'s impls: ``@amax.cpu`` / ``@amax.cuda`` / ``@amax.xp``."""
+    class AmaxXPKernel(Protocol[_XP]):
+        """The type of ``amax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _AmaxKernels(KernelRegistrar):
+        """Typed registration of ``amax``'s impls: ``@amax.cpu`` / ``@amax.cuda`` / ``@amax.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: AmaxCPUKernel[_CPU0]) -> AmaxCPUKernel[_CPU0]: ...
         def cuda(self, fn: AmaxCUDAKernel[_CUDA0]) -> AmaxCUDAKernel[_CUDA0]: ...
         def xp(self, fn: AmaxXPKernel[_XP]) -> AmaxXPKernel[_XP]: ...
 
 
-amax = _AmaxKernels('amax')
+    amax: _AmaxKernels
 
 
-class AminCPUKernel(Protocol[_CPU0]):
-    """The type of ``amin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class AminCPUKernel(Protocol[_CPU0]):
+        """The type of ``amin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class AminCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``amin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class AminXPKernel(Protocol[_XP]):
-    """The type of ``amin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class AminCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``amin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _AminKernels(KernelRegistrar):
-    """Typed registration of ``amin``'s impls: ``@amin.cpu`` / ``@amin.cuda`` / ``@amin.xp``."""
+    class AminXPKernel(Protocol[_XP]):
+        """The type of ``amin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _AminKernels(KernelRegistrar):
+        """Typed registration of ``amin``'s impls: ``@amin.cpu`` / ``@amin.cuda`` / ``@amin.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: AminCPUKernel[_CPU0]) -> AminCPUKernel[_CPU0]: ...
         def cuda(self, fn: AminCUDAKernel[_CUDA0]) -> AminCUDAKernel[_CUDA0]: ...
         def xp(self, fn: AminXPKernel[_XP]) -> AminXPKernel[_XP]: ...
 
 
-amin = _AminKernels('amin')
+    amin: _AminKernels
 
 
-class ArgmaxCPUKernel(Protocol[_CPU0]):
-    """The type of ``argmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class ArgmaxCPUKernel(Protocol[_CPU0]):
+        """The type of ``argmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class ArgmaxCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``argmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class ArgmaxXPKernel(Protocol[_XP]):
-    """The type of ``argmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class ArgmaxCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``argmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _ArgmaxKernels(KernelRegistrar):
-    """Typed registration of ``argmax``'s impls: ``@argmax.cpu`` / ``@argmax.cuda`` / ``@argmax.xp``."""
+    class ArgmaxXPKernel(Protocol[_XP]):
+        """The type of ``argmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _ArgmaxKernels(KernelRegistrar):
+        """Typed registration of ``argmax``'s impls: ``@argmax.cpu`` / ``@argmax.cuda`` / ``@argmax.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: ArgmaxCPUKernel[_CPU0]) -> ArgmaxCPUKernel[_CPU0]: ...
         def cuda(self, fn: ArgmaxCUDAKernel[_CUDA0]) -> ArgmaxCUDAKernel[_CUDA0]: ...
         def xp(self, fn: ArgmaxXPKernel[_XP]) -> ArgmaxXPKernel[_XP]: ...
 
 
-argmax = _ArgmaxKernels('argmax')
+    argmax: _ArgmaxKernels
 
 
-class ArgminCPUKernel(Protocol[_CPU0]):
-    """The type of ``argmin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class ArgminCPUKernel(Protocol[_CPU0]):
+        """The type of ``argmin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class ArgminCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``argmin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class ArgminXPKernel(Protocol[_XP]):
-    """The type of ``argmin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class ArgminCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``argmin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _ArgminKernels(KernelRegistrar):
-    """Typed registration of ``argmin``'s impls: ``@argmin.cpu`` / ``@argmin.cuda`` / ``@argmin.xp``."""
+    class ArgminXPKernel(Protocol[_XP]):
+        """The type of ``argmin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _ArgminKernels(KernelRegistrar):
+        """Typed registration of ``argmin``'s impls: ``@argmin.cpu`` / ``@argmin.cuda`` / ``@argmin.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: ArgminCPUKernel[_CPU0]) -> ArgminCPUKernel[_CPU0]: ...
         def cuda(self, fn: ArgminCUDAKernel[_CUDA0]) -> ArgminCUDAKernel[_CUDA0]: ...
         def xp(self, fn: ArgminXPKernel[_XP]) -> ArgminXPKernel[_XP]: ...
 
 
-argmin = _ArgminKernels('argmin')
+    argmin: _ArgminKernels
 
 
-class AllCPUKernel(Protocol[_CPU0]):
-    """The type of ``all``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class AllCPUKernel(Protocol[_CPU0]):
+        """The type of ``all``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class AllCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``all``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class AllXPKernel(Protocol[_XP]):
-    """The type of ``all``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class AllCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``all``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _AllKernels(KernelRegistrar):
-    """Typed registration of ``all``'s impls: ``@all.cpu`` / ``@all.cuda`` / ``@all.xp``."""
+    class AllXPKernel(Protocol[_XP]):
+        """The type of ``all``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _AllKernels(KernelRegistrar):
+        """Typed registration of ``all``'s impls: ``@all.cpu`` / ``@all.cuda`` / ``@all.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: AllCPUKernel[_CPU0]) -> AllCPUKernel[_CPU0]: ...
         def cuda(self, fn: AllCUDAKernel[_CUDA0]) -> AllCUDAKernel[_CUDA0]: ...
         def xp(self, fn: AllXPKernel[_XP]) -> AllXPKernel[_XP]: ...
 
 
-all = _AllKernels('all')
+    all: _AllKernels
 
 
-class AnyCPUKernel(Protocol[_CPU0]):
-    """The type of ``any``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class AnyCPUKernel(Protocol[_CPU0]):
+        """The type of ``any``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class AnyCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``any``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class AnyXPKernel(Protocol[_XP]):
-    """The type of ``any``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class AnyCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``any``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _AnyKernels(KernelRegistrar):
-    """Typed registration of ``any``'s impls: ``@any.cpu`` / ``@any.cuda`` / ``@any.xp``."""
+    class AnyXPKernel(Protocol[_XP]):
+        """The type of ``any``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _AnyKernels(KernelRegistrar):
+        """Typed registration of ``any``'s impls: ``@any.cpu`` / ``@any.cuda`` / ``@any.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: AnyCPUKernel[_CPU0]) -> AnyCPUKernel[_CPU0]: ...
         def cuda(self, fn: AnyCUDAKernel[_CUDA0]) -> AnyCUDAKernel[_CUDA0]: ...
         def xp(self, fn: AnyXPKernel[_XP]) -> AnyXPKernel[_XP]: ...
 
 
-any = _AnyKernels('any')
+    any: _AnyKernels
 
 
-class MeanCPUKernel(Protocol[_CPU0]):
-    """The type of ``mean``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class MeanCPUKernel(Protocol[_CPU0]):
+        """The type of ``mean``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class MeanCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``mean``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class MeanXPKernel(Protocol[_XP]):
-    """The type of ``mean``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class MeanCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``mean``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _MeanKernels(KernelRegistrar):
-    """Typed registration of ``mean``'s impls: ``@mean.cpu`` / ``@mean.cuda`` / ``@mean.xp``."""
+    class MeanXPKernel(Protocol[_XP]):
+        """The type of ``mean``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _MeanKernels(KernelRegistrar):
+        """Typed registration of ``mean``'s impls: ``@mean.cpu`` / ``@mean.cuda`` / ``@mean.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: MeanCPUKernel[_CPU0]) -> MeanCPUKernel[_CPU0]: ...
         def cuda(self, fn: MeanCUDAKernel[_CUDA0]) -> MeanCUDAKernel[_CUDA0]: ...
         def xp(self, fn: MeanXPKernel[_XP]) -> MeanXPKernel[_XP]: ...
 
 
-mean = _MeanKernels('mean')
+    mean: _MeanKernels
 
 
-class VarCPUKernel(Protocol[_CPU0]):
-    """The type of ``var``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class VarCPUKernel(Protocol[_CPU0]):
+        """The type of ``var``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class VarCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``var``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class VarXPKernel(Protocol[_XP]):
-    """The type of ``var``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class VarCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``var``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _VarKernels(KernelRegistrar):
-    """Typed registration of ``var``'s impls: ``@var.cpu`` / ``@var.cuda`` / ``@var.xp``."""
+    class VarXPKernel(Protocol[_XP]):
+        """The type of ``var``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _VarKernels(KernelRegistrar):
+        """Typed registration of ``var``'s impls: ``@var.cpu`` / ``@var.cuda`` / ``@var.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: VarCPUKernel[_CPU0]) -> VarCPUKernel[_CPU0]: ...
         def cuda(self, fn: VarCUDAKernel[_CUDA0]) -> VarCUDAKernel[_CUDA0]: ...
         def xp(self, fn: VarXPKernel[_XP]) -> VarXPKernel[_XP]: ...
 
 
-var = _VarKernels('var')
+    var: _VarKernels
 
 
-class StdCPUKernel(Protocol[_CPU0]):
-    """The type of ``std``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class StdCPUKernel(Protocol[_CPU0]):
+        """The type of ``std``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class StdCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``std``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class StdXPKernel(Protocol[_XP]):
-    """The type of ``std``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class StdCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``std``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _StdKernels(KernelRegistrar):
-    """Typed registration of ``std``'s impls: ``@std.cpu`` / ``@std.cuda`` / ``@std.xp``."""
+    class StdXPKernel(Protocol[_XP]):
+        """The type of ``std``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _StdKernels(KernelRegistrar):
+        """Typed registration of ``std``'s impls: ``@std.cpu`` / ``@std.cuda`` / ``@std.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: StdCPUKernel[_CPU0]) -> StdCPUKernel[_CPU0]: ...
         def cuda(self, fn: StdCUDAKernel[_CUDA0]) -> StdCUDAKernel[_CUDA0]: ...
         def xp(self, fn: StdXPKernel[_XP]) -> StdXPKernel[_XP]: ...
 
 
-std = _StdKernels('std')
+    std: _StdKernels
 
 
-class LogsumexpCPUKernel(Protocol[_CPU0]):
-    """The type of ``logsumexp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class LogsumexpCPUKernel(Protocol[_CPU0]):
+        """The type of ``logsumexp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class LogsumexpCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``logsumexp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class LogsumexpXPKernel(Protocol[_XP]):
-    """The type of ``logsumexp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class LogsumexpCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``logsumexp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _LogsumexpKernels(KernelRegistrar):
-    """Typed registration of ``logsumexp``'s impls: ``@logsumexp.cpu`` / ``@logsumexp.cuda`` / ``@logsumexp.xp``."""
+    class LogsumexpXPKernel(Protocol[_XP]):
+        """The type of ``logsumexp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _LogsumexpKernels(KernelRegistrar):
+        """Typed registration of ``logsumexp``'s impls: ``@logsumexp.cpu`` / ``@logsumexp.cuda`` / ``@logsumexp.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: LogsumexpCPUKernel[_CPU0]) -> LogsumexpCPUKernel[_CPU0]: ...
         def cuda(self, fn: LogsumexpCUDAKernel[_CUDA0]) -> LogsumexpCUDAKernel[_CUDA0]: ...
         def xp(self, fn: LogsumexpXPKernel[_XP]) -> LogsumexpXPKernel[_XP]: ...
 
 
-logsumexp = _LogsumexpKernels('logsumexp')
+    logsumexp: _LogsumexpKernels
 
 
-class SoftmaxCPUKernel(Protocol[_CPU0]):
-    """The type of ``softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class SoftmaxCPUKernel(Protocol[_CPU0]):
+        """The type of ``softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class SoftmaxCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class SoftmaxXPKernel(Protocol[_XP]):
-    """The type of ``softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class SoftmaxCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _SoftmaxKernels(KernelRegistrar):
-    """Typed registration of ``softmax``'s impls: ``@softmax.cpu`` / ``@softmax.cuda`` / ``@softmax.xp``."""
+    class SoftmaxXPKernel(Protocol[_XP]):
+        """The type of ``softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _SoftmaxKernels(KernelRegistrar):
+        """Typed registration of ``softmax``'s impls: ``@softmax.cpu`` / ``@softmax.cuda`` / ``@softmax.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: SoftmaxCPUKernel[_CPU0]) -> SoftmaxCPUKernel[_CPU0]: ...
         def cuda(self, fn: SoftmaxCUDAKernel[_CUDA0]) -> SoftmaxCUDAKernel[_CUDA0]: ...
         def xp(self, fn: SoftmaxXPKernel[_XP]) -> SoftmaxXPKernel[_XP]: ...
 
 
-softmax = _SoftmaxKernels('softmax')
+    softmax: _SoftmaxKernels
 
 
-class LogSoftmaxCPUKernel(Protocol[_CPU0]):
-    """The type of ``log_softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class LogSoftmaxCPUKernel(Protocol[_CPU0]):
+        """The type of ``log_softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class LogSoftmaxCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``log_softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class LogSoftmaxXPKernel(Protocol[_XP]):
-    """The type of ``log_softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class LogSoftmaxCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``log_softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _LogSoftmaxKernels(KernelRegistrar):
-    """Typed registration of ``log_softmax``'s impls: ``@log_softmax.cpu`` / ``@log_softmax.cuda`` / ``@log_softmax.xp``."""
+    class LogSoftmaxXPKernel(Protocol[_XP]):
+        """The type of ``log_softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _LogSoftmaxKernels(KernelRegistrar):
+        """Typed registration of ``log_softmax``'s impls: ``@log_softmax.cpu`` / ``@log_softmax.cuda`` / ``@log_softmax.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: LogSoftmaxCPUKernel[_CPU0]) -> LogSoftmaxCPUKernel[_CPU0]: ...
         def cuda(self, fn: LogSoftmaxCUDAKernel[_CUDA0]) -> LogSoftmaxCUDAKernel[_CUDA0]: ...
         def xp(self, fn: LogSoftmaxXPKernel[_XP]) -> LogSoftmaxXPKernel[_XP]: ...
 
 
-log_softmax = _LogSoftmaxKernels('log_softmax')
+    log_softmax: _LogSoftmaxKernels
 
 
-class ReluCPUKernel(Protocol[_CPU0]):
-    """The type of ``relu``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class ReluCPUKernel(Protocol[_CPU0]):
+        """The type of ``relu``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class ReluCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``relu``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class ReluXPKernel(Protocol[_XP]):
-    """The type of ``relu``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class ReluCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``relu``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _ReluKernels(KernelRegistrar):
-    """Typed registration of ``relu``'s impls: ``@relu.cpu`` / ``@relu.cuda`` / ``@relu.xp``."""
+    class ReluXPKernel(Protocol[_XP]):
+        """The type of ``relu``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _ReluKernels(KernelRegistrar):
+        """Typed registration of ``relu``'s impls: ``@relu.cpu`` / ``@relu.cuda`` / ``@relu.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: ReluCPUKernel[_CPU0]) -> ReluCPUKernel[_CPU0]: ...
         def cuda(self, fn: ReluCUDAKernel[_CUDA0]) -> ReluCUDAKernel[_CUDA0]: ...
         def xp(self, fn: ReluXPKernel[_XP]) -> ReluXPKernel[_XP]: ...
 
 
-relu = _ReluKernels('relu')
+    relu: _ReluKernels
 
 
-class OneHotCPUKernel(Protocol[_CPU0]):
-    """The type of ``one_hot``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class OneHotCPUKernel(Protocol[_CPU0]):
+        """The type of ``one_hot``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, num_classes: int, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class OneHotCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``one_hot``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, num_classes: int, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, num_classes: int, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class OneHotXPKernel(Protocol[_XP]):
-    """The type of ``one_hot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class OneHotCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``one_hot``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, num_classes: int, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, num_classes: int, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _OneHotKernels(KernelRegistrar):
-    """Typed registration of ``one_hot``'s impls: ``@one_hot.cpu`` / ``@one_hot.cuda`` / ``@one_hot.xp``."""
+    class OneHotXPKernel(Protocol[_XP]):
+        """The type of ``one_hot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, num_classes: int, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _OneHotKernels(KernelRegistrar):
+        """Typed registration of ``one_hot``'s impls: ``@one_hot.cpu`` / ``@one_hot.cuda`` / ``@one_hot.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: OneHotCPUKernel[_CPU0]) -> OneHotCPUKernel[_CPU0]: ...
         def cuda(self, fn: OneHotCUDAKernel[_CUDA0]) -> OneHotCUDAKernel[_CUDA0]: ...
         def xp(self, fn: OneHotXPKernel[_XP]) -> OneHotXPKernel[_XP]: ...
 
 
-one_hot = _OneHotKernels('one_hot')
+    one_hot: _OneHotKernels
 
 
-class CrossEntropyCPUKernel(Protocol[_CPU0, _CPU1]):
-    """The type of ``cross_entropy``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class CrossEntropyCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``cross_entropy``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, input: _CPU0, target: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class CrossEntropyCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-    """The type of ``cross_entropy``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, input: _CUDA0, target: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, input: _CPU0, target: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class CrossEntropyXPKernel(Protocol[_XP]):
-    """The type of ``cross_entropy``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class CrossEntropyCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``cross_entropy``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, input: _XP, target: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, input: _CUDA0, target: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _CrossEntropyKernels(KernelRegistrar):
-    """Typed registration of ``cross_entropy``'s impls: ``@cross_entropy.cpu`` / ``@cross_entropy.cuda`` / ``@cross_entropy.xp``."""
+    class CrossEntropyXPKernel(Protocol[_XP]):
+        """The type of ``cross_entropy``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, input: _XP, target: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _CrossEntropyKernels(KernelRegistrar):
+        """Typed registration of ``cross_entropy``'s impls: ``@cross_entropy.cpu`` / ``@cross_entropy.cuda`` / ``@cross_entropy.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: CrossEntropyCPUKernel[_CPU0, _CPU1]) -> CrossEntropyCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CrossEntropyCUDAKernel[_CUDA0, _CUDA1]) -> CrossEntropyCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: CrossEntropyXPKernel[_XP]) -> CrossEntropyXPKernel[_XP]: ...
 
 
-cross_entropy = _CrossEntropyKernels('cross_entropy')
+    cross_entropy: _CrossEntropyKernels
 
 
-class UpsampleNearest1dCPUKernel(Protocol[_CPU0]):
-    """The type of ``upsample_nearest1d``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class UpsampleNearest1dCPUKernel(Protocol[_CPU0]):
+        """The type of ``upsample_nearest1d``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, output_size: int | None, scale_factor: float | None, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class UpsampleNearest1dCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``upsample_nearest1d``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, output_size: int | None, scale_factor: float | None, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, output_size: int | None, scale_factor: float | None, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class UpsampleNearest1dXPKernel(Protocol[_XP]):
-    """The type of ``upsample_nearest1d``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class UpsampleNearest1dCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``upsample_nearest1d``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, output_size: int | None, scale_factor: float | None, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, output_size: int | None, scale_factor: float | None, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _UpsampleNearest1dKernels(KernelRegistrar):
-    """Typed registration of ``upsample_nearest1d``'s impls: ``@upsample_nearest1d.cpu`` / ``@upsample_nearest1d.cuda`` / ``@upsample_nearest1d.xp``."""
+    class UpsampleNearest1dXPKernel(Protocol[_XP]):
+        """The type of ``upsample_nearest1d``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, output_size: int | None, scale_factor: float | None, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _UpsampleNearest1dKernels(KernelRegistrar):
+        """Typed registration of ``upsample_nearest1d``'s impls: ``@upsample_nearest1d.cpu`` / ``@upsample_nearest1d.cuda`` / ``@upsample_nearest1d.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: UpsampleNearest1dCPUKernel[_CPU0]) -> UpsampleNearest1dCPUKernel[_CPU0]: ...
         def cuda(self, fn: UpsampleNearest1dCUDAKernel[_CUDA0]) -> UpsampleNearest1dCUDAKernel[_CUDA0]: ...
         def xp(self, fn: UpsampleNearest1dXPKernel[_XP]) -> UpsampleNearest1dXPKernel[_XP]: ...
 
 
-upsample_nearest1d = _UpsampleNearest1dKernels('upsample_nearest1d')
+    upsample_nearest1d: _UpsampleNearest1dKernels
 
 
-class CloneCPUKernel(Protocol[_CPU0]):
-    """The type of ``clone``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class CloneCPUKernel(Protocol[_CPU0]):
+        """The type of ``clone``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class CloneCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``clone``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class CloneXPKernel(Protocol[_XP]):
-    """The type of ``clone``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class CloneCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``clone``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _CloneKernels(KernelRegistrar):
-    """Typed registration of ``clone``'s impls: ``@clone.cpu`` / ``@clone.cuda`` / ``@clone.xp``."""
+    class CloneXPKernel(Protocol[_XP]):
+        """The type of ``clone``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _CloneKernels(KernelRegistrar):
+        """Typed registration of ``clone``'s impls: ``@clone.cpu`` / ``@clone.cuda`` / ``@clone.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: CloneCPUKernel[_CPU0]) -> CloneCPUKernel[_CPU0]: ...
         def cuda(self, fn: CloneCUDAKernel[_CUDA0]) -> CloneCUDAKernel[_CUDA0]: ...
         def xp(self, fn: CloneXPKernel[_XP]) -> CloneXPKernel[_XP]: ...
 
 
-clone = _CloneKernels('clone')
+    clone: _CloneKernels
 
 
-class FlipCPUKernel(Protocol[_CPU0]):
-    """The type of ``flip``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class FlipCPUKernel(Protocol[_CPU0]):
+        """The type of ``flip``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[CPUTensor]) -> None: ...
-
-
-class FlipCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``flip``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[CPUTensor]) -> None: ...
 
 
-class FlipXPKernel(Protocol[_XP]):
-    """The type of ``flip``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class FlipCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``flip``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _FlipKernels(KernelRegistrar):
-    """Typed registration of ``flip``'s impls: ``@flip.cpu`` / ``@flip.cuda`` / ``@flip.xp``."""
+    class FlipXPKernel(Protocol[_XP]):
+        """The type of ``flip``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _FlipKernels(KernelRegistrar):
+        """Typed registration of ``flip``'s impls: ``@flip.cpu`` / ``@flip.cuda`` / ``@flip.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: FlipCPUKernel[_CPU0]) -> FlipCPUKernel[_CPU0]: ...
         def cuda(self, fn: FlipCUDAKernel[_CUDA0]) -> FlipCUDAKernel[_CUDA0]: ...
         def xp(self, fn: FlipXPKernel[_XP]) -> FlipXPKernel[_XP]: ...
 
 
-flip = _FlipKernels('flip')
+    flip: _FlipKernels
 
 
-class CatCPUKernel(Protocol[_CPU0]):
-    """The type of ``cat``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class CatCPUKernel(Protocol[_CPU0]):
+        """The type of ``cat``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, tensors: Sequence[_CPU0], dim: int, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class CatCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``cat``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, tensors: Sequence[_CUDA0], dim: int, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, tensors: Sequence[_CPU0], dim: int, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class CatXPKernel(Protocol[_XP]):
-    """The type of ``cat``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class CatCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``cat``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, tensors: Sequence[_XP], dim: int, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, tensors: Sequence[_CUDA0], dim: int, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _CatKernels(KernelRegistrar):
-    """Typed registration of ``cat``'s impls: ``@cat.cpu`` / ``@cat.cuda`` / ``@cat.xp``."""
+    class CatXPKernel(Protocol[_XP]):
+        """The type of ``cat``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, tensors: Sequence[_XP], dim: int, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _CatKernels(KernelRegistrar):
+        """Typed registration of ``cat``'s impls: ``@cat.cpu`` / ``@cat.cuda`` / ``@cat.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: CatCPUKernel[_CPU0]) -> CatCPUKernel[_CPU0]: ...
         def cuda(self, fn: CatCUDAKernel[_CUDA0]) -> CatCUDAKernel[_CUDA0]: ...
         def xp(self, fn: CatXPKernel[_XP]) -> CatXPKernel[_XP]: ...
 
 
-cat = _CatKernels('cat')
+    cat: _CatKernels
 
 
-class StackCPUKernel(Protocol[_CPU0]):
-    """The type of ``stack``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class StackCPUKernel(Protocol[_CPU0]):
+        """The type of ``stack``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, tensors: Sequence[_CPU0], dim: int, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class StackCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``stack``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, tensors: Sequence[_CUDA0], dim: int, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, tensors: Sequence[_CPU0], dim: int, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class StackXPKernel(Protocol[_XP]):
-    """The type of ``stack``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class StackCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``stack``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, tensors: Sequence[_XP], dim: int, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, tensors: Sequence[_CUDA0], dim: int, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _StackKernels(KernelRegistrar):
-    """Typed registration of ``stack``'s impls: ``@stack.cpu`` / ``@stack.cuda`` / ``@stack.xp``."""
+    class StackXPKernel(Protocol[_XP]):
+        """The type of ``stack``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, tensors: Sequence[_XP], dim: int, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _StackKernels(KernelRegistrar):
+        """Typed registration of ``stack``'s impls: ``@stack.cpu`` / ``@stack.cuda`` / ``@stack.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: StackCPUKernel[_CPU0]) -> StackCPUKernel[_CPU0]: ...
         def cuda(self, fn: StackCUDAKernel[_CUDA0]) -> StackCUDAKernel[_CUDA0]: ...
         def xp(self, fn: StackXPKernel[_XP]) -> StackXPKernel[_XP]: ...
 
 
-stack = _StackKernels('stack')
+    stack: _StackKernels
 
-if not TYPE_CHECKING:
+else:
+    add = KernelRegistrar('add')
+    sub = KernelRegistrar('sub')
+    mul = KernelRegistrar('mul')
+    div = KernelRegistrar('div')
+    remainder = KernelRegistrar('remainder')
+    pow = KernelRegistrar('pow')
+    neg = KernelRegistrar('neg')
+    abs = KernelRegistrar('abs')
+    exp = KernelRegistrar('exp')
+    log = KernelRegistrar('log')
+    sqrt = KernelRegistrar('sqrt')
+    sin = KernelRegistrar('sin')
+    cos = KernelRegistrar('cos')
+    tanh = KernelRegistrar('tanh')
+    sigmoid = KernelRegistrar('sigmoid')
+    maximum = KernelRegistrar('maximum')
+    minimum = KernelRegistrar('minimum')
+    clamp = KernelRegistrar('clamp')
+    where = KernelRegistrar('where')
+    eq = KernelRegistrar('eq')
+    ne = KernelRegistrar('ne')
+    lt = KernelRegistrar('lt')
+    le = KernelRegistrar('le')
+    gt = KernelRegistrar('gt')
+    ge = KernelRegistrar('ge')
+    logical_and = KernelRegistrar('logical_and')
+    logical_or = KernelRegistrar('logical_or')
+    logical_xor = KernelRegistrar('logical_xor')
+    logical_not = KernelRegistrar('logical_not')
+    matmul = KernelRegistrar('matmul')
+    mm = KernelRegistrar('mm')
+    bmm = KernelRegistrar('bmm')
+    dot = KernelRegistrar('dot')
+    outer = KernelRegistrar('outer')
+    addmm = KernelRegistrar('addmm')
+    sum = KernelRegistrar('sum')
+    prod = KernelRegistrar('prod')
+    amax = KernelRegistrar('amax')
+    amin = KernelRegistrar('amin')
+    argmax = KernelRegistrar('argmax')
+    argmin = KernelRegistrar('argmin')
+    all = KernelRegistrar('all')
+    any = KernelRegistrar('any')
+    mean = KernelRegistrar('mean')
+    var = KernelRegistrar('var')
+    std = KernelRegistrar('std')
+    logsumexp = KernelRegistrar('logsumexp')
+    softmax = KernelRegistrar('softmax')
+    log_softmax = KernelRegistrar('log_softmax')
+    relu = KernelRegistrar('relu')
+    one_hot = KernelRegistrar('one_hot')
+    cross_entropy = KernelRegistrar('cross_entropy')
+    upsample_nearest1d = KernelRegistrar('upsample_nearest1d')
+    clone = KernelRegistrar('clone')
+    flip = KernelRegistrar('flip')
+    cat = KernelRegistrar('cat')
+    stack = KernelRegistrar('stack')
 
     def __getattr__(name: str) -> KernelRegistrar:
         # An op defined after this file was generated still registers (untyped) until it is regenerated.
         return KernelRegistrar(name)
 
 
-del DTypeLike, Literal, ModuleType, Tensor, TensorOrScalar  # names the copied annotations may use
+del DTypeLike, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload

@@ -45,10 +45,11 @@ from types import ModuleType
 from typing import Any, Final, NamedTuple, TypeAlias
 
 from devtensor import modes
-from devtensor.device import Device
-from devtensor.dispatcher import DispatchKey
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, NoKernelError
-from devtensor.structured import TENSOR, OpSchema, all_ops, schema_from_meta
+from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, dispatch_key
+from devtensor.errors import ArgumentTypeError, ArgumentValueError
+from devtensor.structured import TENSOR, OpSchema, all_ops, schema_from_meta, view_ops_by_name
+from devtensor.structured.fronts import compile_factory, generated_factory
+from devtensor.structured.schema import stored_schema
 from devtensor.tensor import Tensor
 
 __all__ = [
@@ -80,7 +81,8 @@ class ViewSpec(NamedTuple):
 #: ``copy=True``, new memory). It must not write to ``array``.
 ViewKernel: TypeAlias = Callable[[ModuleType, Any, Any], Any]
 
-_view_ops: dict[str, ViewOp] = {}
+#: The view ops by name: the op registry's (devtensor.structured.get_op finds them there).
+_view_ops: dict[str, ViewOp] = view_ops_by_name
 
 
 def all_view_ops() -> list[ViewOp]:
@@ -112,7 +114,7 @@ class ViewOp:
         module: the module that defined the op (its meta function's); codegen declares devtensor's own ops.
     """
 
-    __slots__ = ("doc", "functional", "kernels", "meta", "method", "module", "multi", "name", "schema", "varargs")
+    __slots__ = ("doc", "functional", "meta", "method", "module", "multi", "name", "schema", "table", "varargs")
 
     def __init__(
         self,
@@ -125,7 +127,15 @@ class ViewOp:
     ) -> None:
         if name in _view_ops or any(op.name == name for op in all_ops()):
             raise ArgumentValueError(f"view_op: an op named {name!r} is defined already")
-        schema = schema_from_meta(name, meta)
+        module: str = getattr(meta, "__module__", None) or "__main__"
+        # A built-in view op's schema, result count and varargs come from the generated module when stored there
+        # for this meta function (deriving them evaluates its annotations).
+        stored = stored_schema(name, meta) if module.split(".")[0] == "devtensor" else None
+        if stored is not None and stored[1] == (stored[1][0], varargs):
+            schema, (multi, _) = stored
+        else:
+            stored = None
+            schema = schema_from_meta(name, meta)
         first = schema.params[0]
         if first.category != TENSOR or first.optional or first.kw_only:
             raise ArgumentTypeError(
@@ -143,16 +153,17 @@ class ViewOp:
             )
         self.name = name
         self.meta = meta
-        self.module: str = getattr(meta, "__module__", None) or "__main__"
+        self.module = module
         self.schema = schema
-        self.multi = _returns_multi(name, meta)
-        self.varargs = _check_varargs(name, schema, meta, varargs)
+        self.multi: bool = multi if stored is not None else _returns_multi(name, meta)
+        self.varargs = varargs if stored is not None else _check_varargs(name, schema, meta, varargs)
         self.doc = doc if doc is not None else (meta.__doc__ or "")
-        self.kernels: dict[DispatchKey, ViewKernel] = {}
-        self.functional: Callable[..., Any] = _generate(self)
+        # Kernels and overrides per key, as every op has (backend fallbacks write outs: none for view ops).
+        self.table = KernelTable(name, self, fallbacks=False)
+        self.functional: Callable[..., Any] = _front(self)
         self.method: Callable[..., Any] | None = None
         if method:
-            self.method = self.functional if varargs is None else _generate_varargs_method(self)
+            self.method = self.functional if varargs is None else _front(self, method=True)
             setattr(Tensor, name, self.method)
         _view_ops[name] = self
 
@@ -165,24 +176,39 @@ class ViewOp:
         """
         if not keys:
             raise ArgumentValueError(f"{self.name}.impl: give at least one dispatch key or device type")
-        resolved = [_key_of(self.name, k) for k in keys]
+        resolved = [dispatch_key(k, op=f"{self.name}.impl") for k in keys]
 
         def register(fn: ViewKernel) -> ViewKernel:
+            self.check_handler(fn)
             for key in resolved:
-                self.kernels[key] = fn
+                self.table.register(key, fn)
             return fn
 
         return register
+
+    @property
+    def kernels(self) -> dict[DispatchKey, ViewKernel]:
+        """The view kernel per dispatch key (read it; register through :meth:`impl`/:meth:`register_kernel`)."""
+        return self.table.kernels
+
+    def check_handler(self, fn: ViewKernel) -> None:
+        """Check that ``fn`` can be this op's view kernel or override (a callable; see :data:`ViewKernel`).
+
+        Raises:
+            TypeError: ``fn`` is not callable.
+        """
+        if not callable(fn):
+            raise ArgumentTypeError(f"{self.name}: a view kernel must be callable, got {fn!r}")
 
     def register_kernel(self, key: DispatchKey | str, fn: ViewKernel) -> None:
         """Register ``fn`` as the view kernel for ``key`` (replacing any). Takes effect on the next call."""
         if not callable(fn):
             raise ArgumentTypeError(f"{self.name}.register_kernel: argument 'fn' must be callable, got {fn!r}")
-        self.kernels[_key_of(self.name, key)] = fn
+        self.table.register(dispatch_key(key, op=f"{self.name}.register_kernel"), fn)
 
     def unregister_kernel(self, key: DispatchKey | str) -> None:
         """Remove the view kernel for ``key`` (if any). Takes effect on the next call."""
-        self.kernels.pop(_key_of(self.name, key), None)
+        self.table.unregister(dispatch_key(key, op=f"{self.name}.unregister_kernel"))
 
     def __repr__(self) -> str:
         return f"<view op {self.name}>"
@@ -252,14 +278,6 @@ def _check_varargs(name: str, schema: OpSchema, meta: Callable[..., Any], vararg
     return varargs
 
 
-def _key_of(op: str, key: DispatchKey | str) -> DispatchKey:
-    if isinstance(key, DispatchKey):
-        return key
-    if isinstance(key, str):
-        return Device(key).key
-    raise ArgumentTypeError(f"{op}.impl: a key must be a DispatchKey or a device type, got {key!r}")
-
-
 # --- the common code the generated fronts call ---------------------------------------------------------------
 
 
@@ -268,14 +286,7 @@ def _bad_self(op: str, value: object) -> typing.NoReturn:
 
 
 def _unserved(op: ViewOp, self: Tensor, spec: Any) -> Any:
-    """No kernel for ``self``'s key: meta tensors get meta arrays of the spec's shape; others raise."""
-    key = self._device.key
-    if key is not DispatchKey.Meta:
-        have = ", ".join(sorted(k.name for k in op.kernels)) or "none"
-        raise NoKernelError(
-            f"{op.name}: no view kernel for dispatch key {key.name} (devices: {self._device}); "
-            f"keys with kernels: {have}"
-        )
+    """No kernel for a meta tensor's key (its handler is META_ONLY): meta arrays of the spec's shape."""
     backend = self._backend
     specs: Sequence[ViewSpec] = spec if op.multi else (spec,)
     results = []
@@ -283,6 +294,18 @@ def _unserved(op: ViewOp, self: Tensor, spec: Any) -> Any:
         array = backend.alloc(s.shape, self._dtype)
         results.append(backend.wrap(array, self._device) if s.copy else backend.wrap_view(array, self))
     return tuple(results) if op.multi else results[0]
+
+
+def _miss(op: ViewOp, self: Tensor, spec: Any) -> Any:
+    """The front's slow path, on a miss of the handler cache: resolve the handler for ``self``'s key (an
+    override, else the kernel; NoKernelError when none) and run it; meta tensors with no kernel get meta arrays
+    (:func:`_unserved`). "Meta only" is not left in the cache, so the fast path never sees it."""
+    key = self._device.key
+    handler = op.table.resolve(key, str(self._device))
+    if handler is META_ONLY:
+        op.table.handlers.pop(key, None)
+        return _unserved(op, self, spec)
+    return _many(self, handler, spec, op.name) if op.multi else _one(self, handler, spec, op.name)
 
 
 def _one(self: Tensor, kernel: ViewKernel, spec: ViewSpec, op: str = "view") -> Tensor:
@@ -309,12 +332,23 @@ def _many(self: Tensor, kernel: ViewKernel, specs: Sequence[ViewSpec], op: str =
     return tuple([_one(self, kernel, s, op) for s in specs])
 
 
-_COMMON: Final[dict[str, Any]] = {
+def _is_sequence(value: object) -> bool:
+    if type(value) is int:
+        return False
+    return type(value) in (tuple, list) or (isinstance(value, Sequence) and not isinstance(value, (str, bytes)))
+
+
+#: The names every view front's source uses besides its per-op values (``_name``, ``_op``, ``_meta``,
+#: ``_kernels``, defaults): the generated modules and the run-time compiled fronts see these as globals.
+VIEW_COMMON: Final[dict[str, Any]] = {
     "_Tensor": Tensor,
     "_bad_self": _bad_self,
-    "_unserved": _unserved,
+    "_miss": _miss,
     "_one": _one,
     "_many": _many,
+    "_is_sequence": _is_sequence,
+    "_modes": modes.ACTIVE,
+    "_run_modes": modes.run_modes,
 }
 
 
@@ -325,7 +359,7 @@ def _signature_text(op: ViewOp) -> str:
         if p.kw_only and not star:
             parts.append("*")
             star = True
-        parts.append(f"{p.name}=_d_{p.name}" if p.has_default else p.name)
+        parts.append(f"{p.name}=_default_{p.name}" if p.has_default else p.name)
     return ", ".join(parts)
 
 
@@ -333,74 +367,103 @@ def _call_text(op: ViewOp) -> str:
     return ", ".join(f"{p.name}={p.name}" if p.kw_only else p.name for p in op.schema.params)
 
 
-def _compile(op: ViewOp, fname: str, lines: list[str], extra: dict[str, Any]) -> Callable[..., Any]:
-    namespace: dict[str, Any] = dict(_COMMON)
-    namespace.update(extra)
+def view_factory_name(op_name: str, method: bool = False) -> str:
+    """The name of the factory of a view op's front (``make_view_permute``) or varargs method
+    (``make_view_method_permute``)."""
+    return f"make_view_{'method_' if method else ''}{op_name}"
+
+
+def view_fingerprint(op: ViewOp, method: bool = False) -> str:
+    """Everything a view front's source depends on, as text (see :func:`devtensor.structured.fronts.fingerprint`)."""
+    params = ";".join(f"{p.name}:{int(p.kw_only)}{int(p.has_default)}" for p in op.schema.params)
+    values = ",".join(_value_names(op, method))
+    return f"{op.name}|view|{int(method)}|{params}|{int(op.multi)}|{op.varargs}|{values}"
+
+
+def _value_names(op: ViewOp, method: bool) -> list[str]:
+    names = ["_name", "_op", "_functional"] if method else ["_name", "_op", "_meta", "_handlers"]
+    return names + [f"_default_{p.name}" for p in op.schema.params if p.has_default]
+
+
+def view_factory_source(op: ViewOp, method: bool = False) -> str:
+    """The source of the factory of the view op's front (or, with ``method``, of its varargs Tensor method):
+    ``def make_view_...(*, <per-op values>)`` returning the front (and, for the front, ``_raw``: the front
+    without the dispatch-mode hook)."""
+    params = op.schema.params
+    if method:
+        v = params[1].name
+        rest = params[2:]
+        parts = [params[0].name, f"*{v}"]
+        parts += [f"{p.name}=_default_{p.name}" if p.has_default else p.name for p in rest]
+        call = ", ".join([params[0].name, v, *(f"{p.name}={p.name}" for p in rest)])
+        body = [
+            f"def {op.name}({', '.join(parts)}):",
+            f"    if len({v}) == 1 and _is_sequence({v}[0]): {v} = {v}[0]",
+            f"    return _functional({call})",
+            "",
+            f"return {op.name}, None",
+        ]
+    else:
+        self_name = params[0].name
+        finish = "_many" if op.multi else "_one"
+        checks = [
+            f"    if not isinstance({self_name}, _Tensor): _bad_self(_name, {self_name})",
+            f"    _spec = _meta({_call_text(op)})",
+            f"    _kernel = _handlers.get({self_name}._device.key)",
+            f"    if _kernel is None: return _miss(_op, {self_name}, _spec)",
+            f"    return {finish}({self_name}, _kernel, _spec, _name)",
+        ]
+        # The dispatch-mode hook (as the structured fronts have): active modes see view-op calls too (variant
+        # "view"); ``_raw`` is the front without the hook.
+        args_text = "(" + "".join(p.name + ", " for p in params if not p.kw_only) + ")"
+        kwargs_text = "{" + ", ".join(f"{p.name!r}: {p.name}" for p in params if p.kw_only) + "}"
+        body = [
+            f"def {op.name}({_signature_text(op)}):",
+            f"    if _modes[0]: return _run_modes(_op, 'view', _public, _raw, {args_text}, {kwargs_text})",
+            *checks,
+            "",
+            f"def _raw_{op.name}({_signature_text(op)}):",
+            *checks,
+            "",
+            f"_public, _raw = {op.name}, _raw_{op.name}",
+            "return _public, _raw",
+        ]
+    values = ", ".join(_value_names(op, method))
+    head = f"def {view_factory_name(op.name, method)}(*, {values}):"
+    return "\n".join([head, *("    " + b if b else "" for b in body)]) + "\n"
+
+
+def _values(op: ViewOp, method: bool) -> dict[str, Any]:
+    values: dict[str, Any] = {"_name": op.name, "_op": op}
+    if method:
+        values["_functional"] = op.functional
+    else:
+        values.update(_meta=op.meta, _handlers=op.table.handlers)
     for p in op.schema.params:
         if p.has_default:
-            namespace[f"_d_{p.name}"] = p.default
-    source = "\n".join(lines) + "\n"
-    exec(compile(source, f"<devtensor.{fname}>", "exec"), namespace)
-    fn: Callable[..., Any] = namespace[fname]
+            values[f"_default_{p.name}"] = p.default
+    return values
+
+
+def _front(op: ViewOp, method: bool = False) -> Callable[..., Any]:
+    """The view op's front (or varargs method): from ``devtensor._generated_fronts`` for a built-in op whose
+    definition it was generated for; else compiled here, its source registered with linecache."""
+    name = view_factory_name(op.name, method)
+    factory: Callable[..., Any] | None = None
+    builtin = op.module.split(".")[0] == "devtensor"
+    if builtin:
+        factory = generated_factory("devtensor._generated_fronts", name, view_fingerprint(op, method))
+    source = None
+    if factory is None:
+        kind = "" if builtin else "custom."
+        filename = f"<devtensor.{kind}{op.name}{'.method' if method else ''}>"
+        source = view_factory_source(op, method)
+        factory = compile_factory(filename, source, name, VIEW_COMMON)
+    fn, _ = factory(**_values(op, method))
+    if source is not None:
+        fn.__source__ = source  # the factory's, as run-time compiled structured fronts keep it
     fn.__doc__ = op.doc
-    fn.__qualname__ = fname
+    fn.__qualname__ = op.name
     fn.__module__ = "devtensor"
-    fn.__source__ = source  # type: ignore[attr-defined]
-    fn.op = op  # type: ignore[attr-defined]
-    return fn
-
-
-def _generate(op: ViewOp) -> Callable[..., Any]:
-    self_name = op.schema.params[0].name
-    finish = "_many" if op.multi else "_one"
-    body = [
-        f"    if not isinstance({self_name}, _Tensor): _bad_self(_name, {self_name})",
-        f"    _spec = _meta({_call_text(op)})",
-        f"    _k = _kernels.get({self_name}._device.key)",
-        f"    if _k is None: return _unserved(_op, {self_name}, _spec)",
-        f"    return {finish}({self_name}, _k, _spec, _name)",
-    ]
-    # The dispatch-mode hook (as the structured fronts have): active modes see view-op calls too (variant
-    # "view"); ``_raw`` is the front without the hook.
-    params = op.schema.params
-    args_text = "(" + "".join(p.name + ", " for p in params if not p.kw_only) + ")"
-    kwargs_text = "{" + ", ".join(f"{p.name!r}: {p.name}" for p in params if p.kw_only) + "}"
-    lines = [
-        f"def _raw_{op.name}({_signature_text(op)}):",
-        *body,
-        "",
-        f"def {op.name}({_signature_text(op)}):",
-        f"    if _modes[0]: return _run_modes(_op, 'view', {op.name}, _raw_{op.name}, {args_text}, {kwargs_text})",
-        *body,
-    ]
-    extra = {
-        "_name": op.name,
-        "_meta": op.meta,
-        "_kernels": op.kernels,
-        "_op": op,
-        "_modes": modes.ACTIVE,
-        "_run_modes": modes.run_modes,
-    }
-    return _compile(op, op.name, lines, extra)
-
-
-def _is_sequence(value: object) -> bool:
-    if type(value) is int:
-        return False
-    return type(value) in (tuple, list) or (isinstance(value, Sequence) and not isinstance(value, (str, bytes)))
-
-
-def _generate_varargs_method(op: ViewOp) -> Callable[..., Any]:
-    """``t.name(*v, **rest)``: one sequence argument is taken as is, several ints are packed into a tuple."""
-    params = op.schema.params
-    v = params[1].name
-    rest = params[2:]
-    parts = [params[0].name, f"*{v}"]
-    parts += [f"{p.name}=_d_{p.name}" if p.has_default else p.name for p in rest]
-    call = ", ".join([params[0].name, v, *(f"{p.name}={p.name}" for p in rest)])
-    lines = [
-        f"def {op.name}({', '.join(parts)}):",
-        f"    if len({v}) == 1 and _is_sequence({v}[0]): {v} = {v}[0]",
-        f"    return _functional({call})",
-    ]
-    return _compile(op, op.name, lines, {"_functional": op.functional, "_is_sequence": _is_sequence})
+    fn.op = op
+    return fn  # type: ignore[no-any-return]

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import devtensor as dt
-from devtensor import codegen, library, structured
+from devtensor import library, structured
+from devtensor.codegen.kernels import camel, kernels_module
 from devtensor.dispatcher import DispatchKey
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
 from devtensor.structured import PlannedSpec, TensorSpec, all_ops
@@ -264,8 +265,8 @@ def test_impl_of_several_keys_without_xp_and_bad_keys() -> None:
 
 def test_codegen_types_plan_and_xp_kernels() -> None:
     op, _ = define_scaled_sum()
-    text = codegen._kernels_module([op], "test")
+    text = kernels_module([op], "test")
     assert "plan: tuple[int, float], out: ConstOut[CPUTensor]" in text
     assert "plan: tuple[int, float], out: ConstOut[_XP]" in text
-    assert f"def xp(self, fn: {codegen._camel(op.name)}XPKernel[_XP])" in text
+    assert f"def xp(self, fn: {camel(op.name)}XPKernel[_XP])" in text
     compile(text, "<kernel signatures>", "exec")

@@ -9,6 +9,7 @@ table, no kernel); the CUDA paths through the NumPy-backed CuPy stand-in."""
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 import re
@@ -615,7 +616,7 @@ def test_varargs_method_forms_and_generated_source() -> None:
     assert t.reshape(6).shape == (6,)
     assert t.permute(1, 0).shape == t.permute([1, 0]).shape == (3, 2)
     assert t.expand(4, 2, 3).shape == t.expand((4, -1, -1)).shape == (4, 2, 3)
-    assert "reshape" in dt.reshape.__source__  # type: ignore[attr-defined]
+    assert "def reshape(" in inspect.getsource(dt.reshape)
     assert dt.reshape.__doc__ and "view" in dt.reshape.__doc__
 
 

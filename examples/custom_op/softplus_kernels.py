@@ -18,67 +18,68 @@ __all__ = [
     "softplus",
 ]
 
-@final
-class _NoTensor:
-    """Never instantiated: widens the TypeVar bounds below into unions."""
+if TYPE_CHECKING:
+    @final
+    class _NoTensor:
+        """Never instantiated: widens the TypeVar bounds below into unions."""
 
 
-_CPU0 = TypeVar("_CPU0", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU1 = TypeVar("_CPU1", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU2 = TypeVar("_CPU2", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU3 = TypeVar("_CPU3", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU4 = TypeVar("_CPU4", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU5 = TypeVar("_CPU5", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU6 = TypeVar("_CPU6", bound=CPUTensor | _NoTensor, contravariant=True)
-_CPU7 = TypeVar("_CPU7", bound=CPUTensor | _NoTensor, contravariant=True)
-_CUDA0 = TypeVar("_CUDA0", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA1 = TypeVar("_CUDA1", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA2 = TypeVar("_CUDA2", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA3 = TypeVar("_CUDA3", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA4 = TypeVar("_CUDA4", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA5 = TypeVar("_CUDA5", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA6 = TypeVar("_CUDA6", bound=CUDATensor | _NoTensor, contravariant=True)
-_CUDA7 = TypeVar("_CUDA7", bound=CUDATensor | _NoTensor, contravariant=True)
-# The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.
-_XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
+    _CPU0 = TypeVar("_CPU0", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU1 = TypeVar("_CPU1", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU2 = TypeVar("_CPU2", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU3 = TypeVar("_CPU3", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU4 = TypeVar("_CPU4", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU5 = TypeVar("_CPU5", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU6 = TypeVar("_CPU6", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU7 = TypeVar("_CPU7", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CUDA0 = TypeVar("_CUDA0", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA1 = TypeVar("_CUDA1", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA2 = TypeVar("_CUDA2", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA3 = TypeVar("_CUDA3", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA4 = TypeVar("_CUDA4", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA5 = TypeVar("_CUDA5", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA6 = TypeVar("_CUDA6", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA7 = TypeVar("_CUDA7", bound=CUDATensor | _NoTensor, contravariant=True)
+    # The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.
+    _XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
 
 
-class SoftplusCPUKernel(Protocol[_CPU0]):
-    """The type of ``softplus``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class SoftplusCPUKernel(Protocol[_CPU0]):
+        """The type of ``softplus``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-    def __call__(_k, self: _CPU0, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None: ...
-
-
-class SoftplusCUDAKernel(Protocol[_CUDA0]):
-    """The type of ``softplus``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-    def __call__(_k, self: _CUDA0, beta: float, threshold: float, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CPU0, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-class SoftplusXPKernel(Protocol[_XP]):
-    """The type of ``softplus``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class SoftplusCUDAKernel(Protocol[_CUDA0]):
+        """The type of ``softplus``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-    def __call__(_k, xp: ModuleType, self: _XP, beta: float, threshold: float, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, self: _CUDA0, beta: float, threshold: float, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-class _SoftplusKernels(KernelRegistrar):
-    """Typed registration of ``softplus``'s impls: ``@softplus.cpu`` / ``@softplus.cuda`` / ``@softplus.xp``."""
+    class SoftplusXPKernel(Protocol[_XP]):
+        """The type of ``softplus``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-    __slots__ = ()
+        def __call__(_k, xp: ModuleType, self: _XP, beta: float, threshold: float, *, out: ConstOut[_XP]) -> None: ...
 
-    if TYPE_CHECKING:
+
+    class _SoftplusKernels(KernelRegistrar):
+        """Typed registration of ``softplus``'s impls: ``@softplus.cpu`` / ``@softplus.cuda`` / ``@softplus.xp``."""
+
+        __slots__ = ()
+
         def cpu(self, fn: SoftplusCPUKernel[_CPU0]) -> SoftplusCPUKernel[_CPU0]: ...
         def cuda(self, fn: SoftplusCUDAKernel[_CUDA0]) -> SoftplusCUDAKernel[_CUDA0]: ...
         def xp(self, fn: SoftplusXPKernel[_XP]) -> SoftplusXPKernel[_XP]: ...
 
 
-softplus = _SoftplusKernels('softplus')
+    softplus: _SoftplusKernels
 
-if not TYPE_CHECKING:
+else:
+    softplus = KernelRegistrar('softplus')
 
     def __getattr__(name: str) -> KernelRegistrar:
         # An op defined after this file was generated still registers (untyped) until it is regenerated.
         return KernelRegistrar(name)
 
 
-del DTypeLike, Literal, ModuleType, Tensor, TensorOrScalar  # names the copied annotations may use
+del DTypeLike, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload

@@ -1,0 +1,118 @@
+"""Generate, from the op definitions, the checked-in modules that make the ops fast to import and visible to mypy.
+
+The ops are defined at import time from their meta functions (:mod:`devtensor.structured`); from the same
+schemas this package writes:
+
+* ``devtensor/_generated_ops.py``: the module-level functions (``add``, ``add_``, …), typed for mypy and bound
+  at run time to the ops' variants (:mod:`~devtensor.codegen.declarations`);
+* ``devtensor/_generated_methods.py``: ``TensorOpMethods``, the mixin that declares the Tensor methods and
+  operators for mypy (empty at run time: the ops attach the real ones);
+* ``devtensor/cpu.py``, ``devtensor/cuda.py``: the typed device bindings;
+* ``devtensor/kernel_signatures.py``: the type of each op's impls and typed registrars
+  (:mod:`~devtensor.codegen.kernels`);
+* ``devtensor/_generated_fronts.py``, ``devtensor/_generated_bindings.py``: the fronts' source, one factory per
+  op and variant, and the ops' schemas as data, so that nothing is compiled or derived for built-in ops at import
+  (:mod:`~devtensor.codegen.fronts`).
+
+Run ``python -m devtensor.codegen`` to regenerate, ``python -m devtensor.codegen --check`` to exit 1 when the
+checked-in files are stale (a test runs the check).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from devtensor.codegen.declarations import OPERATORS, bindings_module, methods_module, ops_module
+from devtensor.codegen.fronts import bindings_fronts_module, fronts_module
+from devtensor.codegen.kernels import KERNELS_TITLE, KEYS, kernels_module
+from devtensor.structured import all_ops, schema_from_meta
+from devtensor.views import all_view_ops
+
+__all__ = ["KEYS", "OPERATORS", "generate", "generate_for_package", "main"]
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+OPS_FILE = _PACKAGE / "_generated_ops.py"
+METHODS_FILE = _PACKAGE / "_generated_methods.py"
+KERNELS_FILE = _PACKAGE / "kernel_signatures.py"
+FRONTS_FILE = _PACKAGE / "_generated_fronts.py"
+BINDINGS_FILE = _PACKAGE / "_generated_bindings.py"
+
+
+def generate() -> dict[Path, str]:
+    """The text of every generated file, from the ops defined now (importing devtensor defines them)."""
+    import devtensor  # noqa: F401  (defines the built-in ops)
+
+    ops = [op for op in all_ops() if op.module.split(".")[0] == "devtensor"]
+    view_ops = [op for op in all_view_ops() if op.module.split(".")[0] == "devtensor"]
+    # Built-in ops may have taken their schema from the (maybe stale) generated module: derive each anew, so that
+    # what is written follows the definitions.
+    for op in ops:
+        op.schema = schema_from_meta(op.name, op.meta)
+    for vop in view_ops:
+        vop.schema = schema_from_meta(vop.name, vop.meta)
+    return {
+        OPS_FILE: ops_module(ops, view_ops),
+        METHODS_FILE: methods_module(ops, view_ops),
+        KERNELS_FILE: kernels_module(ops, KERNELS_TITLE),
+        FRONTS_FILE: fronts_module(ops, view_ops),
+        BINDINGS_FILE: bindings_fronts_module(ops),
+        **{_PACKAGE / f"{device}.py": bindings_module(ops, device) for device in KEYS},
+    }
+
+
+def generate_for_package(package: str) -> str:
+    """The kernel-signatures module for the ops defined by ``package`` (imported here to define them)."""
+    import importlib
+
+    importlib.import_module(package)
+    ops = [op for op in all_ops() if op.module == package or op.module.startswith(package + ".")]
+    if not ops:
+        raise SystemExit(f"codegen: package {package!r} defines no structured op")
+    title = f"The type of each impl of the ops defined in ``{package}``, and typed registration decorators."
+    return kernels_module(ops, title)
+
+
+_BOOTSTRAP = '''"""Bootstrap written by `python -m devtensor.codegen --package ...`; the generated module replaces
+it."""
+
+from devtensor.structured import KernelRegistrar
+
+
+def __getattr__(name: str) -> KernelRegistrar:
+    return KernelRegistrar(name)
+'''
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the generated files, or with ``--check`` report stale ones and return 1."""
+    parser = argparse.ArgumentParser(prog="python -m devtensor.codegen", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if a generated file is stale; write nothing")
+    parser.add_argument("--package", help="generate the kernel signatures of the ops a (user) package defines")
+    parser.add_argument("--out", type=Path, help="with --package: the file to write (default: print it)")
+    args = parser.parse_args(argv)
+    if args.package:
+        if args.out is not None and not args.out.exists() and not args.check:
+            # First generation: the package may already import the file it is about to get. A bootstrap module
+            # registers untyped until the real one replaces it below.
+            args.out.write_text(_BOOTSTRAP)
+        text = generate_for_package(args.package)
+        if args.out is None:
+            print(text, end="")
+        elif args.check:
+            return 0 if args.out.exists() and args.out.read_text() == text else 1
+        else:
+            args.out.write_text(text)
+            print(f"wrote {args.out}")
+        return 0
+    stale = [path for path, text in generate().items() if not path.exists() or path.read_text() != text]
+    if args.check:
+        for path in stale:
+            print(f"stale: {path} (run `python -m devtensor.codegen`)", file=sys.stderr)
+        return 1 if stale else 0
+    for path, text in generate().items():
+        if path in stale:
+            path.write_text(text)
+            print(f"wrote {path}")
+    return 0

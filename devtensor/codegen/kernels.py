@@ -1,0 +1,237 @@
+"""The kernel signatures: per op a Protocol per dispatch key and one for an impl of both (``xp``), and the typed
+registrars (``kernel_signatures.py``, or a package's own with ``--package``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from devtensor.structured import StructuredOp, plan_imports
+
+#: Dispatch keys with typed kernels and bindings: device type -> (refined tensor class, key name).
+KEYS: dict[str, tuple[str, str]] = {"cpu": ("CPUTensor", "CPU"), "cuda": ("CUDATensor", "CUDA")}
+_MAX_TYPEVARS = 8
+
+
+def camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def _kernel_params(op: StructuredOp, device: str) -> tuple[list[str], list[str]]:
+    """(parameter texts of the impl type for ``device``, the TypeVars they use).
+
+    A required Tensor (or tensor list) parameter gets its own TypeVar bounded by the refined type, so mypy infers
+    the impl's own annotation and rejects anything that is not that refined type (a plain Tensor included).
+    A Tensor that may also be a Python number or None gets the fixed union, so an impl must accept all of it.
+    """
+    cls = KEYS[device][0]
+    texts: list[str] = []
+    typevars: list[str] = []
+    star = False
+    for p in op.schema.params:
+        if p.kw_only and not star:
+            texts.append("*")
+            star = True
+        none = " | None" if p.optional else ""
+        if p.category == "Tensor" and not p.optional:
+            tv = f"_{KEYS[device][1]}{len(typevars)}"
+            typevars.append(tv)
+            annotation = tv
+        elif p.category == "TensorList" and not p.optional:
+            tv = f"_{KEYS[device][1]}{len(typevars)}"
+            typevars.append(tv)
+            annotation = f"Sequence[{tv}]"
+        elif p.category == "Tensor":
+            annotation = f"{cls}{none}"
+        elif p.category == "TensorList":
+            annotation = f"Sequence[{cls}]{none}"
+        elif p.category == "TensorOrScalar":
+            annotation = f"{cls} | Scalar{none}"
+        else:
+            annotation = p.annotation
+        texts.append(f"{p.name}: {annotation}")
+    if not star:
+        texts.append("*")
+    if op.schema.plan is not None:
+        texts.append(f"plan: {op.schema.plan}")
+    texts.append(f"out: ConstOut[{cls}]")
+    if len(typevars) > _MAX_TYPEVARS:
+        raise TypeError(f"codegen: {op.name} has more than {_MAX_TYPEVARS} tensor parameters")
+    return texts, typevars
+
+
+def _xp_kernel_params(op: StructuredOp, tensor: str = "_XP") -> list[str]:
+    """Parameter texts of the type of an impl registered for CPU and CUDA at once (``@<op>.xp``): the array
+    module first, then every tensor typed ``tensor``: the one TypeVar ``_XP``, constrained to (CPUTensor,
+    CUDATensor), or one of those classes (see :func:`_xp_protocol`)."""
+    texts = ["xp: ModuleType"]
+    star = False
+    for p in op.schema.params:
+        if p.kw_only and not star:
+            texts.append("*")
+            star = True
+        none = " | None" if p.optional else ""
+        if p.category == "Tensor":
+            annotation = f"{tensor}{none}"
+        elif p.category == "TensorList":
+            annotation = f"Sequence[{tensor}]{none}"
+        elif p.category == "TensorOrScalar":
+            annotation = f"{tensor} | Scalar{none}"
+        else:
+            annotation = p.annotation
+        texts.append(f"{p.name}: {annotation}")
+    if not star:
+        texts.append("*")
+    if op.schema.plan is not None:
+        texts.append(f"plan: {op.schema.plan}")
+    texts.append(f"out: ConstOut[{tensor}]")
+    return texts
+
+
+def _xp_protocol(op: StructuredOp, name: str) -> tuple[list[str], str]:
+    """(lines of the Protocol ``name``, its use in the registrar) typing ``op``'s impls for CPU and CUDA at once.
+
+    Tensors are one TypeVar constrained to (CPUTensor, CUDATensor), which mypy infers from the impl's own
+    annotations: a plain Tensor is none of the constraints, and CPU and CUDA tensors mixed conflict (``out`` is a
+    covariant ConstOut, the tensors contravariant); an impl generic over such a TypeVar is accepted. mypy cannot
+    infer that TypeVar through a union with the Python number types of a generic impl (``D | Scalar``), so an op
+    with a tensor-or-number parameter gets a Protocol with two overloads of ``__call__`` instead, one per
+    device type: the impl must accept both (mixing is rejected); a plain ``Tensor | Scalar`` passes there, as it
+    does for the per-key ``.cpu`` / ``.cuda`` registrars.
+    """
+    doc = (
+        f'    """The type of ``{op.name}``\'s impl for CPU and CUDA at once: the array module first, tensors of'
+        ' one device type."""'
+    )
+    if not any(p.category == "TensorOrScalar" for p in op.schema.params):
+        lines = [
+            f"class {name}(Protocol[_XP]):",
+            doc,
+            "",
+            f"    def __call__(_k, {', '.join(_xp_kernel_params(op))}) -> None: ...",
+        ]
+        return lines, f"{name}[_XP]"
+    lines = [f"class {name}(Protocol):", doc]
+    for device in KEYS:
+        lines += [
+            "",
+            "    @overload",
+            f"    def __call__(_k, {', '.join(_xp_kernel_params(op, KEYS[device][0]))}) -> None: ...",
+        ]
+    return lines, name
+
+
+def _plan_import_lines(ops: Sequence[StructuredOp]) -> list[str]:
+    """``from M import N`` lines (for mypy only) for the names the ops' plan types use."""
+    needed: set[tuple[str, str]] = set()
+    for op in ops:
+        if op.schema.plan is not None:
+            needed |= plan_imports(op.schema.plan_hint)
+    needed -= {("typing", "Literal"), ("collections.abc", "Sequence")}
+    by_module: dict[str, set[str]] = {}
+    for module, name in needed:
+        by_module.setdefault(module, set()).add(name)
+    if not by_module:
+        return []
+    lines = ["", "if TYPE_CHECKING:"]
+    for module in sorted(by_module):
+        lines.append(f"    from {module} import {', '.join(sorted(by_module[module]))}")
+    return lines
+
+
+def kernels_module(ops: Sequence[StructuredOp], title: str) -> str:
+    """The kernel-signatures module: per op a Protocol per key and a typed registrar object."""
+    body: list[str] = []
+    for op in ops:
+        protocols: dict[str, tuple[str, list[str]]] = {}
+        for device in KEYS:
+            texts, typevars = _kernel_params(op, device)
+            cls_name = f"{camel(op.name)}{KEYS[device][1]}Kernel"
+            generic = f"Protocol[{', '.join(typevars)}]" if typevars else "Protocol"
+            body += [
+                "",
+                "",
+                f"class {cls_name}({generic}):",
+                f'    """The type of ``{op.name}``\'s {KEYS[device][1]} impl (schema of its meta function, tensors as'
+                f' {KEYS[device][0]})."""',
+                "",
+                f"    def __call__(_k, {', '.join(texts)}) -> None: ...",
+            ]
+            protocols[device] = (cls_name, typevars)
+        xp_lines, xp_typed = _xp_protocol(op, f"{camel(op.name)}XPKernel")
+        body += ["", "", *xp_lines]
+        registrar = f"_{camel(op.name)}Kernels"
+        body += [
+            "",
+            "",
+            f"class {registrar}(KernelRegistrar):",
+            f'    """Typed registration of ``{op.name}``\'s impls: ``@{op.name}.cpu`` / ``@{op.name}.cuda`` /'
+            f' ``@{op.name}.xp``."""',
+            "",
+            "    __slots__ = ()",
+            "",
+        ]
+        for device, (cls_name, typevars) in protocols.items():
+            typed = f"{cls_name}[{', '.join(typevars)}]" if typevars else cls_name
+            body.append(f"    def {device}(self, fn: {typed}) -> {typed}: ...")
+        body.append(f"    def xp(self, fn: {xp_typed}) -> {xp_typed}: ...")
+        body += ["", "", f"{op.name}: {registrar}"]
+    # Bounded by a union with a class no value has: mypy then infers each TypeVar as the impl's own annotation
+    # (with a plain class bound it would settle on the bound, and accept a generic Tensor parameter).
+    typevar_lines = [
+        "@final",
+        "class _NoTensor:",
+        '    """Never instantiated: widens the TypeVar bounds below into unions."""',
+        "",
+        "",
+        *(
+            f'_{KEYS[d][1]}{i} = TypeVar("_{KEYS[d][1]}{i}", bound={KEYS[d][0]} | _NoTensor, contravariant=True)'
+            for d in KEYS
+            for i in range(_MAX_TYPEVARS)
+        ),
+        "# The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.",
+        '_XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)',
+    ]
+    lines = [
+        f'"""Generated by `python -m devtensor.codegen` from the op definitions; do not edit.\n\n{title}\n"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from collections.abc import Sequence",
+        "from types import ModuleType",
+        "from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final, overload",
+        "",
+        "from devtensor.dtypes import DTypeLike, Scalar",
+        "from devtensor.structured import KernelRegistrar",
+        "from devtensor.tensor import Tensor, TensorOrScalar",
+        "from devtensor.typed import ConstOut, CPUTensor, CUDATensor",
+        *_plan_import_lines(ops),
+        "",
+        "__all__ = [",
+        *(f'    "{op.name}",' for op in sorted(ops, key=lambda o: o.name)),
+        "]",
+        "",
+        # The Protocols and typed registrars exist for mypy only: creating some 300 Protocol classes would be
+        # most of the import cost. At run time every registrar is a plain KernelRegistrar.
+        "if TYPE_CHECKING:",
+        *("    " + line if line else "" for line in [*typevar_lines, *body]),
+        "",
+        "else:",
+        *(f"    {op.name} = KernelRegistrar({op.name!r})" for op in ops),
+        "",
+        "    def __getattr__(name: str) -> KernelRegistrar:",
+        "        # An op defined after this file was generated still registers (untyped) until it is regenerated.",
+        "        return KernelRegistrar(name)",
+        "",
+        "",
+        "del DTypeLike, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+KERNELS_TITLE = """The type each built-in op's impl must have per dispatch key (``AddCPUKernel``,
+``AddCUDAKernel``, …), derived from the op's schema with tensor parameters refined to the key's tensor type and
+the output as a ConstOut, and typed registration decorators (``@add.cpu``, ``@add.cuda``) that make mypy check
+an impl against it; ``@add.xp`` types one impl for both keys (``AddXPKernel``: the array module first, tensors
+of one device type). Run the same generator over your own package with
+``python -m devtensor.codegen --package mypkg --out mypkg/kernel_signatures.py``."""

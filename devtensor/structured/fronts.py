@@ -1,0 +1,558 @@
+"""Front generation: the Python source of each structured op's variants (functional with out, inplace, device
+bindings), specialised to the op's schema and compiled once per op."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import linecache
+import textwrap
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from devtensor import modes
+from devtensor.dispatcher import META_ONLY, DispatchKey
+from devtensor.dtypes import SCALAR_TYPES
+from devtensor.meta import INLINE, ONE
+from devtensor.structured import rules
+from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
+from devtensor.structured.schema import Param
+from devtensor.tensor import (
+    PlannedSpec,
+    Tensor,
+)
+from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
+
+if TYPE_CHECKING:
+    from devtensor.structured.registry import StructuredOp
+
+
+#: The names every front's source uses besides its per-op values (:func:`front_values`): the generated modules
+#: and the run-time compiled fronts see these as globals.
+COMMON: Final[dict[str, Any]] = {
+    "_Tensor": Tensor,
+    "_SCALARS": SCALAR_TYPES,
+    "_META_ONLY": META_ONLY,
+    "_new_object": object.__new__,
+    "_new_const_out": new_const_out,
+    "_InplaceOut": InplaceOut,
+    "_set_out_array": set_array,
+    "_bad_type": rules.bad_type,
+    "_mismatch": rules.mismatch,
+    "_no_tensor": rules.no_tensor,
+    "_not_refined": rules.not_refined,
+    "_alloc_failed": rules.alloc_failed,
+    "_checked_spec": rules.checked_spec,
+    "_checked_planned_spec": rules.checked_planned_spec,
+    "_PlannedSpec": PlannedSpec,
+    "_SPEC_SHAPES": rules.SPEC_SHAPES,
+    "_SPEC_DTYPES": rules.SPEC_DTYPES,
+    "_list_device": rules.list_device,
+    "_prepare_out": rules.prepare_out,
+    "_prepare_inplace": rules.prepare_inplace,
+    "_swap_storage": rules.swap_storage,
+    "_check_pair": rules.check_pair,
+    "_modes": modes.ACTIVE,
+    "_run_modes": modes.run_modes,
+    "_check_writable": rules.check_writable,
+    "_check_overlap": rules.check_overlap,
+}
+
+
+_COMMON_NAMES: Final = tuple(sorted(COMMON))
+
+
+def _signature_text(params: Sequence[Param], with_out: bool) -> str:
+    parts: list[str] = []
+    star = False
+    for p in params:
+        if p.kw_only and not star:
+            parts.append("*")
+            star = True
+        parts.append(f"{p.name}=_default_{p.name}" if p.has_default else p.name)
+    if with_out:
+        if not star:
+            parts.append("*")
+        parts.append("out=None")
+    return ", ".join(parts)
+
+
+def _call_text(params: Sequence[Param]) -> str:
+    return ", ".join(f"{p.name}={p.name}" if p.kw_only else p.name for p in params)
+
+
+def _flag(name: str) -> str:
+    """The local of the fronts that records whether the parameter ``name`` (a non-optional TensorOrScalar) got a
+    tensor: the overlap checks after the meta function test it instead of calling isinstance again."""
+    return f"_{name}_is_tensor"
+
+
+def _arg_checks(params: Sequence[Param], all_names: str, first_is_self: bool, refined: bool = False) -> list[str]:
+    """Argument checks; ``refined`` (device bindings): tensors must be instances of exactly ``_Class``. They set
+    ``_device`` (the device of the first tensor; None when there is none yet) and ``_first_tensor`` (that
+    tensor), except after a first ``self`` (``first_is_self``), which sets ``_device`` alone."""
+    lines: list[str] = []
+    # What is known of ``_device`` before each parameter: "unset" (nothing yet), "maybe" (None or a device), "set".
+    # Known states spare tests: the first tensor parameter sets ``_device`` and ``_first_tensor`` without testing them.
+    state = "set" if first_is_self else "unset"
+    first = params[0]
+    if state == "unset" and (first.optional or first.category not in (TENSOR, TENSOR_OR_SCALAR)):
+        lines += ["    _device = None", "    _first_tensor = None"]
+        state = "maybe"
+    for i, p in enumerate(params):
+        n = p.name
+        body: list[str] = []
+        is_tensor = f"type({n}) is _Class" if refined else f"isinstance({n}, _Tensor)"
+        bad_tensor = (
+            f"_not_refined(_name, '{n}', {n}, _Class)" if refined else f"_bad_type(_name, '{n}', {n}, 'a Tensor')"
+        )
+        if i == 0 and first_is_self:
+            body += [
+                f"if not {is_tensor}: {bad_tensor}",
+                f"_device = {n}._device",
+            ]
+        elif p.category == TENSOR or p.category == TENSOR_OR_SCALAR:
+            flagged = p.category == TENSOR_OR_SCALAR and not p.optional
+            body.append(f"if {is_tensor}:")
+            if flagged:
+                body.append(f"    {_flag(n)} = True")
+            if state == "set":
+                body.append(f"    if {n}._device is not _device: _mismatch(_name, {all_names})")
+            elif state == "unset":
+                body += [f"    _device = {n}._device", f"    _first_tensor = {n}"]
+            else:
+                body += [
+                    "    if _device is None:",
+                    f"        _device = {n}._device",
+                    f"        _first_tensor = {n}",
+                    f"    elif {n}._device is not _device: _mismatch(_name, {all_names})",
+                ]
+            if p.category == TENSOR:
+                body.append(f"else: {bad_tensor}")
+                if not p.optional:
+                    state = "set"
+            else:
+                bad_value = bad_tensor if refined else f"_bad_type(_name, '{n}', {n}, 'a Tensor or a Python number')"
+                if flagged:
+                    body += ["else:", f"    {_flag(n)} = False"]
+                    if state == "unset":
+                        body += ["    _device = None", "    _first_tensor = None"]
+                    body.append(f"    if type({n}) not in _SCALARS: {bad_value}")
+                else:
+                    body.append(f"elif type({n}) not in _SCALARS: {bad_value}")
+                if state == "unset":
+                    state = "maybe"
+        elif p.category == TENSOR_LIST:
+            body.append(f"_device, _first_tensor = _list_device(_name, '{n}', {n}, _device, _first_tensor)")
+            if refined:
+                body.append(f"for _item in {n}: type(_item) is _Class or _not_refined(_name, '{n}', _item, _Class)")
+        elif p.category == SCALAR:
+            check = f"type({n}) not in _SCALARS"
+            if p.has_default and type(p.default) in SCALAR_TYPES:
+                # Most calls leave it at its default, a valid number: one identity test instead of the type test.
+                check = f"{n} is not _default_{n} and {check}"
+            body.append(f"if {check}: _bad_type(_name, '{n}', {n}, 'a Python number')")
+        if body and p.optional and not (i == 0 and first_is_self):
+            lines.append(f"    if {n} is not None:")
+            lines += ["        " + b for b in body]
+        else:
+            lines += ["    " + b for b in body]
+    return lines
+
+
+def _guarded(body: list[str], indent: str) -> list[str]:
+    """``body`` run directly when the device needs no guard, else inside ``with _device._guard():``."""
+    lines = [f"{indent}if _device._guard is None:"]
+    lines += [f"{indent}    {b}" for b in body]
+    lines += [f"{indent}else:", f"{indent}    with _device._guard():"]
+    lines += [f"{indent}        {b}" for b in body]
+    return lines
+
+
+def _impl_call(call: str, array: str, target: str | None = None, inplace: bool = False) -> list[str]:
+    """Build the ConstOut over ``array`` (a fresh view; an :class:`InplaceOut` for the ``inplace`` variant) and
+    call the handler with it. For an existing ``target`` (out, inplace self), memory made read-only behind
+    devtensor's back after its writability was checked and cached makes NumPy refuse the write before writing:
+    that surfaces as ReadOnlyError (a try costs nothing in CPython 3.11 when nothing is raised)."""
+    call_line = f"    _handler({call}, out=_const_out)"
+    if target is None:
+        body = [call_line]
+    else:
+        body = [
+            "    try:",
+            "    " + call_line,
+            "    except ValueError:",
+            f"        _check_writable(_name, {target!r}, {target})",
+            "        raise",
+            # NumPy reports overflow and invalid values (warnings made errors, np.errstate(...='raise')) after
+            # writing: the data changed, so the version counter does too.
+            "    except (Warning, FloatingPointError):",
+            f"        {target}._storage[0] += 1"
+            if array == f"{target}._array"
+            else f"        if {array} is {target}._array: {target}._storage[0] += 1",
+            "        raise",
+        ]
+    new = "    _const_out = _InplaceOut()" if inplace else "    _const_out = _new_const_out()"
+    return ["if _handler is not _META_ONLY:", new, f"    _set_out_array(_const_out, {array}.view())", *body]
+
+
+def _builtin(op: StructuredOp) -> bool:
+    """Ops defined inside devtensor: their meta results are trusted, not checked on every call."""
+    return op.module.split(".")[0] == "devtensor"
+
+
+def _overlap_lines(params: Sequence[Param], target: str, indent: str, *, skip_self: bool, first: int = 0) -> list[str]:
+    """Inline overlap checks of ``target`` (storage root in ``_out_root``) against each tensor param (``params`` are
+    the op's from index ``first`` on: the flags of :func:`_flag` are numbered by the op's parameters)."""
+    op_text = "_name"
+    arg = "'self'" if skip_self else "'out'"
+    lines: list[str] = []
+    for p in params:
+        n = p.name
+        if p.category in (TENSOR, TENSOR_OR_SCALAR):
+            if p.optional:
+                is_tensor = f"isinstance({n}, _Tensor) and "
+            elif p.category == TENSOR_OR_SCALAR:
+                is_tensor = f"{_flag(n)} and "
+            else:
+                is_tensor = ""  # checked to be a tensor
+            cond = f"{is_tensor}{n}._storage[1] is _out_root"
+            if skip_self:
+                cond += f" and {n} is not {target}"
+            lines.append(f"{indent}if {cond}: _check_pair({op_text}, {arg}, {target}, {n}, _elementwise)")
+        elif p.category == TENSOR_LIST:
+            lines.append(f"{indent}_check_overlap({op_text}, {arg}, {target}, {n}, _elementwise)")
+    if not lines:
+        lines.append(f"{indent}pass")
+    return lines
+
+
+def _spec_check_lines(op: StructuredOp) -> list[str]:
+    """The validation of a custom op's meta result (built-in ops' are trusted): a shape seen valid before is
+    one dict lookup (its value is the canonical tuple of Python ints: an equal tuple of NumPy ints maps to
+    it), the dtype one set lookup; anything else goes through :func:`_checked_spec`."""
+    if _builtin(op):
+        return []
+    if op.schema.plan is not None:
+        return [
+            "    _shape = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is _PlannedSpec else None",
+            "    if _shape is None or _spec[1] not in _SPEC_DTYPES:",
+            "        _spec = _checked_planned_spec(_name, _spec)",
+            "    elif _shape is not _spec[0]:",
+            "        _spec = _PlannedSpec(_shape, _spec[1], _spec[2])",
+        ]
+    return [
+        "    _shape = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is tuple and len(_spec) == 2 else None",
+        "    if _shape is None or _spec[1] not in _SPEC_DTYPES:",
+        "        _spec = _checked_spec(_name, _spec)",
+        "    elif _shape is not _spec[0]:",
+        "        _spec = (_shape, _spec[1])",
+    ]
+
+
+def _inline_kind(op: StructuredOp) -> tuple[str | None, Any]:
+    """(``"unary"`` or ``"binary"``, the meta's state) when the op's meta function offers an inline common case
+    (meta.INLINE) that fits the op's parameters; (None, None) otherwise."""
+    offer = getattr(op.meta, INLINE, None) if op.schema.plan is None else None
+    if offer is None:
+        return None, None
+    kind, state = offer
+    params = op.schema.params
+    shape = [(p.name, p.category, p.kw_only, p.optional) for p in params]
+    if kind == "unary" and shape == [("self", TENSOR, False, False)]:
+        return kind, state
+    two = [("self", TENSOR_OR_SCALAR, False, False), ("other", TENSOR_OR_SCALAR, False, False)]
+    alpha = [("alpha", SCALAR, True, False)]
+    if kind == "binary" and (shape == two or (shape == two + alpha and params[2].default is ONE)):
+        return kind, state
+    return None, None
+
+
+def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, Any]]:
+    """The lines computing ``_spec``: the call of the meta function, or, when it offers one (meta.INLINE), its
+    common case inline with the call for the rest: one Python call less per op call (a tenth of an elementwise
+    op's time at small sizes). Also the per-op values those lines use."""
+    params = op.schema.params
+    call = f"    _spec = _meta({_call_text(params)})"
+    kind, state = _inline_kind(op)
+    if kind == "unary":
+        return [
+            "    _cached_dtype = _meta_cache.get(self._dtype)",
+            "    _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)",
+        ], {"_meta_cache": state}
+    if kind == "binary":
+        # Both tensors (the flags of the argument checks; an inplace self is one), dtypes those of the entry
+        # used last, one shape, alpha at its default (the meta function checks nothing then).
+        tensors = "_other_is_tensor" if variant == "inplace" else "_self_is_tensor and _other_is_tensor"
+        alpha_test = " and alpha is _ONE" if len(params) == 3 else ""
+        return [
+            "    _last = _meta_last[0]",
+            f"    if {tensors} and self._dtype is _last[0] and other._dtype is _last[1]"
+            f" and self._shape == other._shape{alpha_test}:",
+            "        _spec = (self._shape, _last[2])",
+            "    else:",
+            "    " + call,
+        ], {"_meta_last": state, "_ONE": ONE}
+    return [call], {}
+
+
+def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, list[str]]:
+    """(function name, source lines) of the ``variant`` front of ``op``, without the dispatch-mode hook;
+    ``refined``: the device binding (tensors must be exactly ``_Class``; the handler is looked up for ``_KEY``)."""
+    params = op.schema.params
+    meta_lines = _meta_lines(op, variant)[0]
+    key_text = "_KEY" if refined else "_device.key"
+    tensor_names = [p.name for p in params if p.category in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST)]
+    call = _call_text(params) + (", plan=_spec[2]" if op.schema.plan is not None else "")
+    if variant == "functional":
+        fname = op.name
+        inputs = "(" + "".join(f"{n}, " for n in tensor_names) + ")"
+        named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + "('out', out))"
+        lines = [f"def {fname}({_signature_text(params, True)}):"]
+        lines += _arg_checks(params, named, first_is_self=False, refined=refined)
+        lines += [
+            "    if out is not None:",
+            "        if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)"
+            if refined
+            else "        if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')",
+            # (a tensor's device is never None: no tensor argument shows as a mismatch first)
+            "        if out._device is not _device:",
+            "            if _device is None: _no_tensor(_name, _lists)",
+            "            _mismatch(_name, " + named + ")",
+            "    elif _device is None: _no_tensor(_name, _lists)",
+            *meta_lines,
+            *_spec_check_lines(op),
+            f"    _handler = _handlers.get({key_text})",
+            f"    if _handler is None: _handler = _resolve({key_text}, str(_device))",
+            "    if out is None:",
+            "        _backend = _first_tensor._backend",
+        ]
+        lines += _guarded(
+            [
+                "try:",
+                "    _out_array = _backend.alloc(_spec[0], _spec[1])",
+                "except ValueError as _error:",
+                "    _alloc_failed(_name, _spec, _error)",
+                *_impl_call(call, "_out_array"),
+            ],
+            "        ",
+        )
+        lines += [
+            "        _result = _new_object(_backend.tensor_class)",
+            "        _result._array = _out_array",
+            "        _result._device = _device",
+            "        _result._storage = [0, _out_array, False]",
+            "        _result._shape = _spec[0]",
+            "        _result._dtype = _out_array.dtype",
+            "        _result._wok = True",
+            "        return _result",
+            # Fast path: out already has the result's shape and dtype and was checked writable before;
+            # only the overlap with this call's inputs is left to check. Anything else takes the full rules.
+            "    if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:",
+            f"        _out_array = _prepare_out(_name, out, _spec, {inputs}, _elementwise)",
+            "    else:",
+            "        _out_array = out._array",
+            "        _out_root = out._storage[1]",
+            *_overlap_lines(params, "out", "        ", skip_self=False),
+        ]
+        lines += _guarded(_impl_call(call, "_out_array", "out"), "    ")
+        lines += [
+            "    if _out_array is not out._array: _swap_storage(_name, out, _out_array)",
+            "    out._storage[0] += 1",
+            "    return out",
+        ]
+    else:
+        fname = op.name + "_"
+        first = params[0].name
+        others = "(" + "".join(f"{n}, " for n in tensor_names[1:]) + ")"
+        named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + ")"
+        lines = [f"def {fname}({_signature_text(params, False)}):"]
+        if any(p.category == TENSOR_LIST for p in params):
+            lines.append("    _first_tensor = None")  # read by the tensor-list check
+        lines += _arg_checks(params, named, first_is_self=True, refined=refined)
+        lines += [
+            *meta_lines,
+            *_spec_check_lines(op),
+            f"    _handler = _handlers.get({key_text})",
+            f"    if _handler is None: _handler = _resolve({key_text}, str(_device))",
+            f"    if _spec[0] != {first}._shape or _spec[1] is not {first}._dtype or not {first}._wok:",
+            f"        _prepare_inplace(_name, {first}, _spec, {others}, _elementwise)",
+            "    else:",
+            f"        _out_root = {first}._storage[1]",
+            *_overlap_lines(params[1:], first, "        ", skip_self=True),
+        ]
+        lines += _guarded(_impl_call(call, f"{first}._array", first, inplace=True), "    ")
+        lines += [f"    {first}._storage[0] += 1", f"    return {first}"]
+    return fname, lines
+
+
+def _value_names(op: StructuredOp, variant: str, refined: bool) -> list[str]:
+    """The names of the per-op values a front's factory takes (see :func:`front_values`), in order."""
+    names = ["_name", "_op", "_meta", "_handlers", "_resolve", "_elementwise", "_lists"]
+    names += sorted(_meta_lines(op, variant)[1])
+    if refined:
+        names += ["_KEY", "_Class"]
+    names += [f"_default_{p.name}" for p in op.schema.params if p.has_default]
+    return names
+
+
+def front_values(
+    op: StructuredOp, variant: str, binding: tuple[DispatchKey, type[Tensor]] | None = None
+) -> dict[str, Any]:
+    """The per-op values a front's factory binds (its keyword arguments): the op, its meta function, its handler
+    table, its defaults (the objects, never their text), the inline meta state, and for a device binding the
+    key and the refined tensor class."""
+    values: dict[str, Any] = {
+        "_name": op.name if variant == "functional" else op.name + "_",
+        "_op": op,
+        "_meta": op.meta,
+        "_handlers": op.table.handlers,
+        "_resolve": op.table.resolve,
+        "_elementwise": op.elementwise,
+        "_lists": tuple(p.name for p in op.schema.params if p.category == TENSOR_LIST),
+    }
+    values.update(_meta_lines(op, variant)[1])
+    if binding is not None:
+        values.update(_KEY=binding[0], _Class=binding[1])
+    for p in op.schema.params:
+        if p.has_default:
+            values[f"_default_{p.name}"] = p.default
+    return values
+
+
+def factory_name(op_name: str, variant: str, device: str | None = None) -> str:
+    """The name of the factory of a front: ``make_add``, ``make_add_`` (inplace), ``make_cpu_add`` (binding)."""
+    return "make_" + (f"{device}_" if device else "") + op_name + ("_" if variant == "inplace" else "")
+
+
+def fingerprint(op: StructuredOp, variant: str, device: str | None = None) -> str:
+    """Everything a front's source depends on, as text, the factory's argument names included: a generated
+    factory is used only for an op whose fingerprint it was generated for (a definition or a generator changed
+    since the last ``python -m devtensor.codegen`` compiles its front at run time instead, and the staleness
+    test fails; devtensor still imports, so codegen can run)."""
+    params = ";".join(
+        f"{p.name}:{p.category}:{int(p.kw_only)}{int(p.optional)}{int(p.has_default)}"
+        f"{int(p.has_default and type(p.default) in SCALAR_TYPES)}"
+        for p in op.schema.params
+    )
+    kind = _inline_kind(op)[0]
+    values = ",".join(_value_names(op, variant, device is not None))
+    plan = op.schema.plan is not None
+    return f"{op.name}|{variant}|{device}|{params}|{plan:d}|{_builtin(op):d}|{kind}|{values}"
+
+
+def factory_source(op: StructuredOp, variant: str, device: str | None = None) -> str:
+    """The source of the factory of ``op``'s ``variant`` front (for the device binding of ``device`` when given):
+    ``def make_...(*, <per-op values>)`` defining the public front (with the dispatch-mode hook) and ``_raw``, the
+    same front without the hook (the modes machinery calls it to run the op itself), returning both."""
+    refined = device is not None
+    fname, lines = _variant_lines(op, variant, refined)
+    params = op.schema.params
+    positional = [p.name for p in params if not p.kw_only]
+    keywords = [p.name for p in params if p.kw_only] + (["out"] if variant == "functional" else [])
+    args_text = "(" + "".join(n + ", " for n in positional) + ")"
+    kwargs_text = "{" + ", ".join(f"{k!r}: {k}" for k in keywords) + "}"
+    hook = f"    if _modes[0]: return _run_modes(_op, {variant!r}, _public, _raw, {args_text}, {kwargs_text})"
+    raw_lines = [lines[0].replace(f"def {fname}(", f"def _raw_{fname}(", 1), *lines[1:]]
+    body = [
+        lines[0],
+        hook,
+        *lines[1:],
+        "",
+        *raw_lines,
+        "",
+        f"_public, _raw = {fname}, _raw_{fname}",
+        "return _public, _raw",
+    ]
+    values = ", ".join(_value_names(op, variant, refined))
+    return (
+        "\n".join(
+            [f"def {factory_name(op.name, variant, device)}(*, {values}):", *("    " + b if b else "" for b in body)]
+        )
+        + "\n"
+    )
+
+
+def compile_factory(filename: str, source: str, name: str, namespace: dict[str, Any]) -> Callable[..., Any]:
+    """Compile the factory ``name`` from ``source`` in ``namespace`` (it gets the names of :data:`COMMON` too),
+    registering the source with :mod:`linecache` under ``filename`` so that tracebacks show its lines and
+    :func:`inspect.getsource` finds the fronts (``filename`` should look like ``<devtensor.custom.softplus>``)."""
+    # An entry with no mtime is never invalidated by linecache.checkcache (attrs registers its generated
+    # methods the same way).
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    scope: dict[str, Any] = dict(COMMON)
+    scope.update(namespace)
+    exec(compile(source, filename, "exec"), scope)
+    factory: Callable[..., Any] = scope[name]
+    return factory
+
+
+def generate_front(
+    op: StructuredOp, variant: str, binding: tuple[DispatchKey, type[Tensor]] | None = None
+) -> Callable[..., Tensor]:
+    """The ``variant`` front of ``op``; with ``binding`` (key, refined class), the device binding: tensors must be
+    of that class, and the handler is looked up for that key without computing one.
+
+    Built-in ops take their fronts from the modules ``python -m devtensor.codegen`` writes
+    (``devtensor._generated_fronts``, ``devtensor._generated_bindings``): nothing is compiled for them. Other ops
+    (and a built-in op whose definition changed since the files were generated) get theirs compiled here, with
+    the source registered for tracebacks and :func:`inspect.getsource`.
+    """
+    device = binding[0].name.lower() if binding is not None else None
+    name = factory_name(op.name, variant, device)
+    factory = None
+    source = None
+    if _builtin(op):
+        module = "devtensor._generated_bindings" if binding is not None else "devtensor._generated_fronts"
+        factory = generated_factory(module, name, fingerprint(op, variant, device))
+    if factory is None:
+        where = f"devtensor.{device}" if device is not None else "devtensor"
+        kind = "" if _builtin(op) else "custom."
+        filename = f"<{where}.{kind}{op.name}{'_' if variant == 'inplace' else ''}>"
+        source = factory_source(op, variant, device)
+        factory = compile_factory(filename, source, name, {})
+    fn, _ = factory(**front_values(op, variant, binding))
+    if source is not None:
+        # The factory's source, as run-time compiled fronts always had it.
+        fn.__source__ = source
+    fn.__doc__ = op.doc
+    fn.__qualname__ = fn.__name__
+    fn.__module__ = f"devtensor.{device}" if device is not None else "devtensor"
+    fn.op = op
+    return fn  # type: ignore[no-any-return]
+
+
+def generated_factory(module_name: str, name: str, key: str) -> Callable[..., Any] | None:
+    """The factory ``name`` of the generated module ``module_name`` (``devtensor._generated_fronts``,
+    ``devtensor._generated_bindings``) if it was generated for the fingerprint ``key``; else None (also when the
+    module was not generated yet: the first run of codegen)."""
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name != module_name:
+            raise
+        return None
+    if getattr(module, "FINGERPRINTS", {}).get(name) != key or not usable_module(module):
+        return None
+    factory: Callable[..., Any] = getattr(module, name)
+    return factory
+
+
+def usable_module(module: Any) -> bool:
+    """Whether a generated fronts module was generated with the present :data:`COMMON` names (and, for view
+    fronts, :data:`devtensor.views.VIEW_COMMON`'s): its factories' globals are those."""
+    names = getattr(module, "COMMON_NAMES", None)
+    if names != _COMMON_NAMES:
+        return False
+    view_names = getattr(module, "VIEW_COMMON_NAMES", None)
+    if view_names is None:
+        return True  # the bindings module has no view fronts
+    from devtensor.views import VIEW_COMMON
+
+    return bool(view_names == tuple(sorted(VIEW_COMMON)))
+
+
+def front_source(fn: Callable[..., Any]) -> str:
+    """The source of a generated front ``fn`` (built-in or custom), dedented (the front is defined inside its
+    factory). Raises OSError when it cannot be found (as :func:`inspect.getsource`)."""
+    return textwrap.dedent(inspect.getsource(fn))

@@ -1,0 +1,376 @@
+"""The op registry: :class:`StructuredOp`, the :func:`structured_op` decorator, the registered ops by name,
+their variants and device bindings, :func:`remove_op`, impl registration (one impl for several keys through
+``xp``) and :class:`KernelRegistrar`."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+import types
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from devtensor.dispatcher import DispatchKey, KernelTable, dispatch_key
+from devtensor.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+)
+from devtensor.structured.annotations import TENSOR, TENSOR_OR_SCALAR
+from devtensor.structured.fronts import generate_front
+from devtensor.structured.schema import OpSchema, schema_from_meta, stored_schema
+from devtensor.tensor import (
+    PlannedSpec,
+    Tensor,
+    TensorSpec,
+)
+
+ops_by_name: dict[str, StructuredOp] = {}
+
+
+def variant(name: str, kind: str) -> Callable[..., Tensor]:
+    """The generated ``kind`` (``"functional"`` or ``"inplace"``) variant of the op ``name``.
+
+    Raises:
+        KeyError: no op of that name, or it has no such variant.
+    """
+    op = ops_by_name[name]
+    fn = op.functional if kind == "functional" else op.inplace if kind == "inplace" else None
+    if fn is None:
+        raise KeyError(f"op {name!r} has no {kind} variant")
+    return fn
+
+
+_bindings: dict[tuple[str, str, DispatchKey], Callable[..., Tensor]] = {}
+
+
+def bound_variant(name: str, kind: str, key: DispatchKey, cls: type[Tensor]) -> Callable[..., Tensor]:
+    """The device binding of the op ``name``'s ``kind`` variant for ``key`` (e.g. ``devtensor.cpu.add``):
+    tensors must be ``cls`` instances (refined), and dispatch skips computing the key. Compiled on first use.
+
+    Raises:
+        KeyError: no op of that name, or no such variant.
+    """
+    cache_key = (name, kind, key)
+    fn = _bindings.get(cache_key)
+    if fn is None:
+        op = ops_by_name[name]
+        if kind == "inplace" and op.inplace is None:
+            raise KeyError(f"op {name!r} has no inplace variant")
+        fn = _bindings[cache_key] = generate_front(op, kind, (key, cls))
+    return fn
+
+
+def binding_attr(device: str, name: str) -> Callable[..., Tensor]:
+    """``devtensor.<device>.<name>``: the binding of op ``name`` (or of its inplace variant for ``name_``).
+
+    Raises:
+        AttributeError: no such op (as a module attribute lookup does).
+    """
+    from devtensor.backends import backend_for_key
+
+    key = dispatch_key(device, op=f"devtensor.{device}")
+    cls = backend_for_key(key).tensor_class
+    if name in ops_by_name:
+        return bound_variant(name, "functional", key, cls)
+    if name.endswith("_") and name[:-1] in ops_by_name and ops_by_name[name[:-1]].inplace is not None:
+        return bound_variant(name[:-1], "inplace", key, cls)
+    raise AttributeError(f"module 'devtensor.{device}' has no attribute {name!r}")
+
+
+class KernelRegistrar:
+    """Registers impls of the op ``op_name``: ``registrar.cpu(fn)`` / ``registrar.cuda(fn)`` (decorators).
+
+    The generated ``kernel_signatures`` modules subclass it per op with typed ``cpu``/``cuda`` signatures, so
+    mypy checks each impl against the op's schema (tensor parameters refined to the key's tensor type, the
+    output a ConstOut). At run time registration goes through :meth:`StructuredOp.register_kernel`.
+    """
+
+    __slots__ = ("op_name",)
+
+    def __init__(self, op_name: str) -> None:
+        self.op_name = op_name
+
+    def cpu(self, fn: Callable[..., None]) -> Callable[..., None]:
+        """Register ``fn`` as the CPU impl; returns it."""
+        ops_by_name[self.op_name].register_kernel(DispatchKey.CPU, fn)
+        return fn
+
+    def cuda(self, fn: Callable[..., None]) -> Callable[..., None]:
+        """Register ``fn`` as the CUDA impl; returns it."""
+        ops_by_name[self.op_name].register_kernel(DispatchKey.CUDA, fn)
+        return fn
+
+    def xp(self, fn: Callable[..., None]) -> Callable[..., None]:
+        """Register ``fn`` (first parameter ``xp``, the array module) as the CPU and the CUDA impl; returns it."""
+        ops_by_name[self.op_name].impl(DispatchKey.CPU, DispatchKey.CUDA)(fn)
+        return fn
+
+
+def remove_op(name: str) -> StructuredOp:
+    """Undefine the op ``name``: remove it from the registry and its methods from Tensor; returns it.
+
+    Calls through references to its variants still work (they keep their table); new lookups do not find it.
+
+    Raises:
+        KeyError: no op of that name.
+    """
+    op = ops_by_name.pop(name)
+    for cached in [k for k in _bindings if k[0] == name]:
+        del _bindings[cached]
+    # The device binding modules (devtensor.cpu, devtensor.cuda) keep resolved bindings as module attributes.
+    for module_name in ("devtensor.cpu", "devtensor.cuda"):
+        module = sys.modules.get(module_name)
+        if module is not None:
+            for attr in (name, name + "_"):
+                module.__dict__.pop(attr, None)
+    if op.method:
+        for attr, fn in ((name, op.functional), (name + "_", op.inplace)):
+            if fn is not None and Tensor.__dict__.get(attr) is fn:
+                delattr(Tensor, attr)
+    return op
+
+
+def all_ops() -> list[StructuredOp]:
+    """Every structured op defined so far, in definition order."""
+    return list(ops_by_name.values())
+
+
+#: The view ops by name (:mod:`devtensor.views` defines and registers them): the same registry as the structured
+#: ops', kept apart because their kernels make views instead of writing an out.
+view_ops_by_name: dict[str, Any] = {}
+
+
+def get_op(name: str) -> Any:
+    """The op named ``name``, structured (:class:`StructuredOp`) or view (:class:`devtensor.views.ViewOp`). Both
+    have a ``table`` (:class:`~devtensor.dispatcher.KernelTable`: kernels and overrides per key),
+    ``register_kernel``/``unregister_kernel``, ``impl`` and ``check_handler`` (validates a kernel or an override
+    for the op).
+
+    Raises:
+        KeyError: no op of that name.
+    """
+    op = ops_by_name.get(name)
+    if op is None:
+        op = view_ops_by_name.get(name)
+    if op is None:
+        raise KeyError(f"no op named {name!r}")
+    return op
+
+
+class StructuredOp:
+    """An op defined by a meta function and impls per dispatch key; holds its generated variants.
+
+    Attributes:
+        name: the op name (``"add"``).
+        meta: the meta function ``meta(*args) -> (shape, dtype)``.
+        schema: the :class:`OpSchema` derived from ``meta``'s annotations.
+        table: the :class:`~devtensor.dispatcher.KernelTable` (kernels per key, cached handlers).
+        functional: the generated functional+out variant ``name(..., out=None)``.
+        inplace: the generated inplace variant ``name_(self, ...)``, or None when the op has none.
+        elementwise: whether an output may be exactly one of the inputs (same memory and strides).
+    """
+
+    __slots__ = (
+        "doc",
+        "elementwise",
+        "functional",
+        "inplace",
+        "meta",
+        "method",
+        "module",
+        "name",
+        "schema",
+        "table",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        meta: Callable[..., TensorSpec | PlannedSpec[Any]],
+        *,
+        inplace: bool = True,
+        method: bool = True,
+        elementwise: bool = False,
+        doc: str | None = None,
+        schema: OpSchema | None = None,
+    ) -> None:
+        if name in ops_by_name:
+            raise ArgumentValueError(f"structured_op: an op named {name!r} is defined already (remove_op it first)")
+        self.name = name
+        # Typed as returning a TensorSpec for the readers that take shape and dtype from it (``[0]``, ``[1]``): a
+        # PlannedSpec starts with the same two fields.
+        self.meta: Callable[..., TensorSpec] = typing.cast("Callable[..., TensorSpec]", meta)
+        #: The module that defined the op (its meta function's): codegen writes declarations per package.
+        self.module: str = getattr(meta, "__module__", None) or "__main__"
+        # An explicit schema (e.g. parsed from a schema string) replaces the one derived from meta's annotations;
+        # a built-in op's comes from the generated module when stored there for this meta function.
+        if schema is None and self.module.split(".")[0] == "devtensor":
+            stored = stored_schema(name, meta)
+            schema = stored[0] if stored is not None else None
+        self.schema = schema if schema is not None else schema_from_meta(name, meta)
+        self.table = KernelTable(name, self)
+        self.elementwise = elementwise
+        self.method = method
+        self.doc = doc if doc is not None else (meta.__doc__ or "")
+        self.functional: Callable[..., Tensor] = generate_front(self, "functional")
+        self.inplace: Callable[..., Tensor] | None = None
+        if inplace:
+            if self.schema.params[0].category not in (TENSOR, TENSOR_OR_SCALAR):
+                raise ArgumentTypeError(f"{name}: an inplace variant needs a tensor first parameter")
+            self.inplace = generate_front(self, "inplace")
+        if method:
+            setattr(Tensor, name, self.functional)
+            if self.inplace is not None:
+                setattr(Tensor, name + "_", self.inplace)
+        ops_by_name[name] = self
+
+    def impl(self, *keys: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+        """Decorator registering the impl for each of ``keys`` (DispatchKeys, or device types such as ``"cpu"``).
+
+        The impl takes the op's parameters (same names, same positional/keyword kinds; tensors refined to the
+        key's type), then, when the meta function returns a :class:`PlannedSpec`, a keyword-only ``plan`` (the
+        spec's plan), then a keyword-only ``out`` (a ConstOut); it writes the result into ``out.array`` and
+        returns None. It must do any data-dependent check before its first write.
+
+        An impl whose first parameter is named ``xp`` serves several keys with one body: it receives the key's
+        array module first (see :func:`bind_array_module`), e.g. ``@op.impl("cpu", "cuda")``.
+
+        Raises:
+            TypeError: the impl's parameters do not match the schema; a key that is not a DispatchKey or str.
+            ValueError: no key given, or an unknown device type.
+        """
+        if not keys:
+            raise ArgumentValueError(f"{self.name}.impl: give at least one dispatch key or device type")
+        resolved = [dispatch_key(key, op=f"{self.name}.impl") for key in keys]
+
+        def register(fn: Callable[..., None]) -> Callable[..., None]:
+            takes_xp = check_impl_signature(self, fn, xp_allowed=True)
+            for key in resolved:
+                self.table.register(key, bind_array_module(key, fn) if takes_xp else fn)
+            return fn
+
+        return register
+
+    def check_handler(self, fn: Callable[..., None]) -> None:
+        """Check that ``fn`` can be this op's kernel or override for one key (see :meth:`impl`; no ``xp``).
+
+        Raises:
+            TypeError: its parameters do not match the schema.
+        """
+        check_impl_signature(self, fn)
+
+    def register_kernel(self, key: DispatchKey | str, fn: Callable[..., None]) -> None:
+        """Register ``fn`` as the impl for ``key`` (replacing any); see :meth:`impl` (``xp`` impls included)."""
+        resolved = dispatch_key(key, op=f"{self.name}.register_kernel")
+        takes_xp = check_impl_signature(self, fn, xp_allowed=True)
+        self.table.register(resolved, bind_array_module(resolved, fn) if takes_xp else fn)
+
+    def __repr__(self) -> str:
+        return f"<structured op {self.name}>"
+
+
+def structured_op(
+    name: str | None = None,
+    *,
+    inplace: bool = True,
+    method: bool = True,
+    elementwise: bool = False,
+) -> Callable[[Callable[..., TensorSpec | PlannedSpec[Any]]], StructuredOp]:
+    """Decorator: define a structured op from its meta function; returns the :class:`StructuredOp`.
+
+    Args:
+        name: the op name (default: the meta function's name).
+        inplace: generate the inplace variant ``name_``.
+        method: attach ``name`` (and ``name_``) as Tensor methods.
+        elementwise: the op is elementwise, so an output may be exactly one of its inputs.
+    Raises:
+        ValueError: a bad or duplicate name.  TypeError: an unsupported meta signature.
+    """
+
+    def define(meta: Callable[..., TensorSpec | PlannedSpec[Any]]) -> StructuredOp:
+        return StructuredOp(
+            name or meta.__name__,
+            meta,
+            inplace=inplace,
+            method=method,
+            elementwise=elementwise,
+        )
+
+    return define
+
+
+def check_impl_signature(op: StructuredOp, fn: Callable[..., None], xp_allowed: bool = False) -> bool:
+    """Check ``fn``'s parameters against the op's schema: the meta function's names and kinds, then a
+    keyword-only ``plan`` for an op with a plan, then a keyword-only ``out``; with ``xp_allowed``, optionally
+    preceded by a positional ``xp`` (the array module). Returns whether ``fn`` takes ``xp``.
+
+    Raises:
+        TypeError: another parameter list, naming the op, the impl, and what was expected.
+    """
+    got = _parameter_kinds(fn)
+    if got is None:
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError) as e:
+            raise ArgumentTypeError(f"{op.name}: impl {fn!r} has no inspectable signature") from e
+        got = [(p.name, p.kind == p.KEYWORD_ONLY) for p in sig.parameters.values()]
+    takes_xp = xp_allowed and got[:1] == [("xp", False)]
+    want = [(p.name, p.kw_only) for p in op.schema.params]
+    if op.schema.plan is not None:
+        want.append(("plan", True))
+    want.append(("out", True))
+    if takes_xp:
+        want.insert(0, ("xp", False))
+    if got != want:
+        plan = ", keyword-only 'plan'" if op.schema.plan is not None else ""
+        xp = "; optionally 'xp' first, for an impl of several keys" if xp_allowed and not takes_xp else ""
+        raise ArgumentTypeError(
+            f"{op.name}: impl {getattr(fn, '__qualname__', fn)!r} has parameters ({_fmt_params(got)}), expected "
+            f"({_fmt_params(want)}) (names and kinds of the meta function{plan}, plus keyword-only 'out'{xp}; "
+            "* marks keyword-only)"
+        )
+    return takes_xp
+
+
+def _parameter_kinds(fn: Callable[..., None]) -> list[tuple[str, bool]] | None:
+    """(name, keyword-only) of each parameter of a plain function, read from its code object (what
+    ``inspect.signature`` would say, at a fraction of its cost: the built-in ops register some 130 impls at
+    import); None for anything else (wrapped or given a ``__signature__``, variadic, not a plain function)."""
+    if type(fn) is not types.FunctionType or hasattr(fn, "__wrapped__") or hasattr(fn, "__signature__"):
+        return None
+    code = fn.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        return None
+    positional = code.co_argcount
+    names = code.co_varnames[: positional + code.co_kwonlyargcount]
+    return [(name, i >= positional) for i, name in enumerate(names)]
+
+
+def bind_array_module(key: DispatchKey, fn: Callable[..., None]) -> Callable[..., None]:
+    """``fn`` (an impl whose first parameter is ``xp``) as the handler for ``key``: called with the key's array
+    module first. CPU: ``numpy``, bound once (``functools.partial``: no extra Python frame per call). Every
+    other key: its backend's ``xp`` (:func:`devtensor.backends.backend_for_key`), read at each call, so CUDA
+    gets the ``cupy`` module of that moment (:func:`devtensor.backends.cupy_module`; nothing of it is cached)
+    and an out-of-tree backend its own array module (``numpy`` for a NumPy-backed one).
+    """
+    if key is DispatchKey.CPU:
+        import numpy
+
+        return functools.partial(fn, numpy)
+    found: list[Any] = []
+
+    def handler(*args: Any, **kwargs: Any) -> None:
+        # The backend is looked up on first use: a key's backend may be registered after its kernels.
+        if not found:
+            from devtensor.backends import backend_for_key
+
+            found.append(backend_for_key(key))
+        fn(found[0].xp, *args, **kwargs)
+
+    return handler
+
+
+def _fmt_params(params: list[tuple[str, bool]]) -> str:
+    return ", ".join(f"{'*' if kw else ''}{n}" for n, kw in params)

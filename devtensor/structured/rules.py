@@ -1,0 +1,249 @@
+"""The common rules the fronts apply around a kernel: argument and device errors, the validation of custom meta
+results, PyTorch's out and inplace rules (dtype casting, resize, writability), and the overlap checks."""
+
+from __future__ import annotations
+
+import operator
+import typing
+import warnings
+from collections.abc import Sequence
+from typing import Any, Final
+
+from devtensor.device import Device
+from devtensor.dtypes import SUPPORTED, check_cast, to_dtype
+from devtensor.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    DeviceMismatchError,
+    MemoryOverlapError,
+    ReadOnlyError,
+    ShapeError,
+)
+from devtensor.tensor import (
+    PlannedSpec,
+    Tensor,
+    TensorSpec,
+    check_no_internal_overlap,
+    new_storage,
+)
+
+
+def bad_type(op: str, arg: str, value: object, expected: str) -> typing.NoReturn:
+    raise ArgumentTypeError(f"{op}: argument '{arg}' must be {expected}, got {type(value).__name__} {_short(value)}")
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def mismatch(op: str, named: Sequence[tuple[str, Any]]) -> typing.NoReturn:
+    seen: list[str] = []
+    for arg, value in named:
+        if isinstance(value, Tensor):
+            seen.append(f"{value.device} ({arg})")
+        elif isinstance(value, (list, tuple)):
+            seen.extend(f"{v.device} ({arg}[{i}])" for i, v in enumerate(value) if isinstance(v, Tensor))
+    raise DeviceMismatchError(
+        f"{op}: expected all tensors to be on the same device, but found tensors on {', '.join(seen)}"
+    )
+
+
+def alloc_failed(op: str, spec: TensorSpec, error: ValueError) -> typing.NoReturn:
+    """A result NumPy cannot allocate (too many elements for the address space, too many dims)."""
+    raise ArgumentValueError(f"{op}: cannot allocate the result of shape {tuple(spec[0])}: {error}") from None
+
+
+# Shapes already validated by checked_spec (tuples of non-negative Python ints), bounded; and the dtypes a
+# meta function may return as they are.
+SPEC_SHAPES: dict[tuple[int, ...], tuple[int, ...]] = {}
+SPEC_DTYPES: Final = SUPPORTED
+
+
+def checked_spec(op: str, spec: object) -> TensorSpec:
+    """A custom op's meta result, validated: ``(shape, dtype)`` with a tuple of non-negative Python ints and a
+    supported dtype (a user meta function may return anything; built-in ones are trusted)."""
+    if not isinstance(spec, tuple) or len(spec) != 2:
+        raise ArgumentTypeError(f"{op}: the meta function must return (shape, dtype), got {spec!r}")
+    raw_shape, raw_dtype = spec
+    try:
+        shape = tuple(operator.index(d) for d in raw_shape)
+    except TypeError:
+        raise ArgumentTypeError(f"{op}: the meta function returned a shape that is not ints: {raw_shape!r}") from None
+    if any(d < 0 for d in shape):
+        raise ArgumentValueError(f"{op}: the meta function returned a negative dimension: {shape}")
+    if raw_dtype is None:
+        raise ArgumentTypeError(f"{op}: the meta function returned no dtype")
+    if len(SPEC_SHAPES) >= 4096:
+        SPEC_SHAPES.clear()
+    SPEC_SHAPES[shape] = shape
+    return (shape, to_dtype(raw_dtype, op=op, arg="the meta function's dtype"))
+
+
+def checked_planned_spec(op: str, spec: object) -> PlannedSpec[Any]:
+    """A custom op's meta result when its meta is annotated ``-> PlannedSpec[...]``: a PlannedSpec (or a
+    ``(shape, dtype, plan)`` tuple) whose shape and dtype pass :func:`checked_spec`."""
+    if not isinstance(spec, tuple) or len(spec) != 3:
+        raise ArgumentTypeError(f"{op}: the meta function must return a PlannedSpec(shape, dtype, plan), got {spec!r}")
+    shape, dtype = checked_spec(op, (spec[0], spec[1]))
+    return PlannedSpec(shape, dtype, spec[2])
+
+
+def not_refined(op: str, arg: str, value: object, cls: type[Tensor]) -> typing.NoReturn:
+    if isinstance(value, Tensor):
+        raise DeviceMismatchError(
+            f"{op}: argument '{arg}' must be a {cls.__name__} (this is a device binding), got a tensor on "
+            f"{value.device}"
+        )
+    raise ArgumentTypeError(f"{op}: argument '{arg}' must be a {cls.__name__}, got {type(value).__name__}")
+
+
+def no_tensor(op: str, lists: tuple[str, ...] = ()) -> typing.NoReturn:
+    if lists:
+        names = " or ".join(f"'{n}'" for n in lists)
+        raise ArgumentValueError(f"{op}: argument {names} must be a non-empty list of Tensors")
+    raise ArgumentTypeError(f"{op}: expected at least one Tensor argument, got only Python numbers")
+
+
+def list_device(op: str, arg: str, value: object, dev: Device | None, first: Tensor | None) -> tuple[Any, Any]:
+    if not isinstance(value, (list, tuple)):
+        bad_type(op, arg, value, "a list or tuple of Tensors")
+    for i, t in enumerate(value):
+        if not isinstance(t, Tensor):
+            bad_type(op, f"{arg}[{i}]", t, "a Tensor")
+        if dev is None:
+            dev, first = t._device, t
+        elif t._device is not dev:
+            raise DeviceMismatchError(
+                f"{op}: expected all tensors to be on the same device, but found {dev} and {t._device} ({arg}[{i}])"
+            )
+    return dev, first
+
+
+def _flat_tensors(args: Sequence[Any]) -> list[Tensor]:
+    found: list[Tensor] = []
+    for a in args:
+        if isinstance(a, Tensor):
+            found.append(a)
+        elif isinstance(a, (list, tuple)):
+            found.extend(t for t in a if isinstance(t, Tensor))
+    return found
+
+
+def check_writable(op: str, arg: str, t: Tensor) -> None:
+    if t._backend.has_data and not t._backend.writeable(t._array):
+        raise ReadOnlyError(
+            f"{op}: argument '{arg}' is read-only (it wraps read-only memory, e.g. a non-writeable NumPy array)"
+        )
+
+
+def check_overlap(op: str, arg: str, out: Tensor, inputs: Sequence[Any], elementwise: bool) -> None:
+    """Partial overlap between ``out`` and any input is an error; exact aliasing only for elementwise ops."""
+    root = out._storage[1]
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if x._storage[1] is root:
+                check_pair(op, arg, out, x, elementwise)
+        elif isinstance(x, (list, tuple)):
+            check_overlap(op, arg, out, x, elementwise)
+
+
+def check_pair(op: str, arg: str, out: Tensor, x: Tensor, elementwise: bool) -> None:
+    backend = out._backend
+    if x is out or backend.same_layout(x._array, out._array):
+        if elementwise:
+            return
+        raise MemoryOverlapError(
+            f"{op}: argument '{arg}' is also an input; this op cannot write into one of its inputs"
+        )
+    if backend.shares_memory(x._array, out._array):
+        raise MemoryOverlapError(
+            f"{op}: unsupported operation: some elements of an input and of the written-to tensor '{arg}' "
+            "refer to a single memory location (partial overlap); call .clone() on the input first"
+        )
+
+
+def prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[Any], elementwise: bool) -> None:
+    """PyTorch's inplace rules: the result shape equals ``self.shape`` (self never broadcasts), the result
+    dtype casts to ``self.dtype`` (same_kind), self is writable, has no internal overlap, and does not
+    partially overlap another input (``others``)."""
+    if spec[0] != self._shape:
+        raise ShapeError(
+            f"{op}: output with shape {list(self._shape)} doesn't match the broadcast shape {list(spec[0])} "
+            "(an inplace op never broadcasts self)"
+        )
+    arr = self._array
+    if spec[1] is not arr.dtype:
+        check_cast(op, "self", spec[1], arr.dtype)
+    if self._backend.has_data:
+        if not self._wok:
+            check_writable(op, "self", self)
+            check_no_internal_overlap(op, "self", self)
+            self._wok = True
+        root = self._storage[1]
+        for x in others:
+            if isinstance(x, Tensor):
+                if x._storage[1] is root and x is not self:
+                    check_pair(op, "self", self, x, elementwise)
+            elif isinstance(x, (list, tuple)):
+                check_overlap(op, "self", self, [t for t in x if t is not self], elementwise)
+
+
+def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], elementwise: bool) -> Any:
+    """PyTorch's out rules; returns the array to write: ``out``'s own, or a new one when out must be resized
+    (the caller swaps it in after the impl succeeded)."""
+    arr = out._array
+    if spec[1] is not arr.dtype:
+        check_cast(op, "out", spec[1], arr.dtype)
+    shape = spec[0]
+    if out._shape != shape:
+        backend = out._backend
+        root = out._storage[1]
+        for x in _flat_tensors(inputs):
+            if x is out or (x._storage[1] is root and backend.shares_memory(x._array, arr)):
+                raise ShapeError(
+                    f"{op}: argument 'out' of shape {list(out._shape)} is also an input and would need a resize "
+                    f"to {list(shape)}; an out that is also an input is never resized"
+                )
+        if out._storage[2]:
+            # A view, or a tensor with views: resizing would give out new memory that the others do not see
+            # (PyTorch resizes the shared storage in place instead). Refused; nothing has changed yet.
+            raise ShapeError(
+                f"{op}: argument 'out' of shape {list(out._shape)} shares its memory with views and cannot be "
+                f"resized to {list(shape)}; pass an out of that shape"
+            )
+        check_writable(op, "out", out)
+        guard = backend.guard(out._device)
+        try:
+            if guard is None:
+                return backend.alloc(shape, arr.dtype)
+            with guard:
+                return backend.alloc(shape, arr.dtype)
+        except ValueError as e:
+            alloc_failed(op, spec, e)
+    if out._backend.has_data:
+        if not out._wok:
+            check_writable(op, "out", out)
+            check_no_internal_overlap(op, "out", out)
+            out._wok = True
+        check_overlap(op, "out", out, inputs, elementwise)
+    return arr
+
+
+def swap_storage(op: str, out: Tensor, array: Any) -> None:
+    """Give ``out`` the resized ``array`` (after the impl succeeded): a new storage that carries the old version
+    forward. Resizing an out that had elements warns first (PyTorch's deprecation), so a warning turned into an
+    error leaves ``out`` as it was."""
+    if out._array.size:
+        warnings.warn(
+            f"{op}: an output with one or more elements was resized since it had shape {list(out._shape)}, "
+            f"which does not match the required output shape {list(array.shape)}. Resizing a non-empty out is "
+            "deprecated (as in PyTorch): pass an out with no elements or of the right shape.",
+            UserWarning,
+            stacklevel=3,
+        )
+    out._storage = new_storage(array, out._storage[0])
+    out._array = array
+    out._shape = array.shape
+    out._dtype = array.dtype
+    out._wok = True
