@@ -11,7 +11,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from tensor_state import assert_unchanged, snapshot
@@ -115,6 +115,9 @@ def test_sum_prod_mean_match_numpy(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = ref(arr, axis=axis, keepdims=keepdim, dtype=dtype)
+    # A complex product that overflows has no one right answer: NumPy's own result (inf or the largest finite
+    # value) depends on the memory layout it reduces over.
+    assume(not (np.iscomplexobj(expected) and np.isfinite(arr).all() and not np.isfinite(expected).all()))
     assert_matches(fn(t, dim, keepdim, dtype=dtype), expected)
     assert_matches(getattr(t, fn.__name__)(dim, keepdim, dtype=dtype), expected)
 
