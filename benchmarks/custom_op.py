@@ -50,14 +50,14 @@ def define_ops() -> tuple[StructuredOp, StructuredOp]:
         """``self * 2``, same shape and dtype (float inputs)."""
         return self.shape, self.dtype
 
-    mul2 = library.custom_op(elementwise=True, replace=True)(bench_mul2)
+    mul2 = library.custom_op(out_may_be_input=True, replace=True)(bench_mul2)
 
     @mul2.impl("cpu")
     def _(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
         np.multiply(self.array, 2, out=out.array)
 
     builtin = library.get_op("mul")
-    cmul = library.custom_op("bench_cmul", elementwise=True, replace=True, schema=builtin.schema)(
+    cmul = library.custom_op("bench_cmul", out_may_be_input=True, replace=True, schema=builtin.schema)(
         binary_ufunc_meta("bench_cmul", np.multiply)
     )
     cmul.register_kernel("cpu", builtin.table.kernels[dt.DispatchKey.CPU])

@@ -12,7 +12,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -45,190 +45,191 @@ _SCALARS = COMMON.get('_SCALARS')
 _set_out_array = COMMON.get('_set_out_array')
 _SPEC_DTYPES = COMMON.get('_SPEC_DTYPES')
 _SPEC_SHAPES = COMMON.get('_SPEC_SHAPES')
+_Storage = COMMON.get('_Storage')
 _swap_storage = COMMON.get('_swap_storage')
 _Tensor = COMMON.get('_Tensor')
 
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.
 FINGERPRINTS = {
-    'make_cpu_add': 'add|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cpu_add_': 'add|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cpu_sub': 'sub|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cpu_sub_': 'sub|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cpu_mul': 'mul|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_mul_': 'mul|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_div': 'div|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_rounding_mode',
-    'make_cpu_div_': 'div|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_rounding_mode',
-    'make_cpu_remainder': 'remainder|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_remainder_': 'remainder|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_pow': 'pow|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_pow_': 'pow|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_neg': 'neg|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_neg_': 'neg|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_abs': 'abs|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_abs_': 'abs|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_exp': 'exp|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_exp_': 'exp|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_log': 'log|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_log_': 'log|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_sqrt': 'sqrt|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_sqrt_': 'sqrt|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_sin': 'sin|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_sin_': 'sin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_cos': 'cos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_cos_': 'cos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_tanh': 'tanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_tanh_': 'tanh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_sigmoid': 'sigmoid|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_sigmoid_': 'sigmoid|inplace|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_maximum': 'maximum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_maximum_': 'maximum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_minimum': 'minimum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_minimum_': 'minimum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_clamp': 'clamp|functional|cpu|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_min,_default_max',
-    'make_cpu_clamp_': 'clamp|inplace|cpu|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_min,_default_max',
-    'make_cpu_where': 'where|functional|cpu|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_eq': 'eq|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_eq_': 'eq|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_ne': 'ne|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_ne_': 'ne|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_lt': 'lt|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_lt_': 'lt|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_le': 'le|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_le_': 'le|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_gt': 'gt|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_gt_': 'gt|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_ge': 'ge|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_ge_': 'ge|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_logical_and': 'logical_and|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_logical_and_': 'logical_and|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_logical_or': 'logical_or|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_logical_or_': 'logical_or|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_logical_xor': 'logical_xor|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_logical_xor_': 'logical_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_logical_not': 'logical_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_logical_not_': 'logical_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_matmul': 'matmul|functional|cpu|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_mm': 'mm|functional|cpu|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_bmm': 'bmm|functional|cpu|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_dot': 'dot|functional|cpu|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_outer': 'outer|functional|cpu|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_addmm': 'addmm|functional|cpu|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_beta,_default_alpha',
-    'make_cpu_addmm_': 'addmm|inplace|cpu|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_beta,_default_alpha',
-    'make_cpu_sum': 'sum|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_prod': 'prod|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_amax': 'amax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_amin': 'amin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_argmax': 'argmax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_argmin': 'argmin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_all': 'all|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_any': 'any|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_mean': 'mean|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_var': 'var|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
-    'make_cpu_std': 'std|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
-    'make_cpu_logsumexp': 'logsumexp|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_softmax': 'softmax|functional|cpu|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_log_softmax': 'log_softmax|functional|cpu|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_relu': 'relu|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_relu_': 'relu|inplace|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_one_hot': 'one_hot|functional|cpu|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_num_classes',
-    'make_cpu_cross_entropy': 'cross_entropy|functional|cpu|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_upsample_nearest1d': 'upsample_nearest1d|functional|cpu|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_output_size,_default_scale_factor',
-    'make_cpu_clone': 'clone|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_flip': 'flip|functional|cpu|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cpu_cat': 'cat|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim',
-    'make_cpu_stack': 'stack|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_add': 'add|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cuda_add_': 'add|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cuda_sub': 'sub|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cuda_sub_': 'sub|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cuda_mul': 'mul|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_mul_': 'mul|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_div': 'div|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_rounding_mode',
-    'make_cuda_div_': 'div|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_rounding_mode',
-    'make_cuda_remainder': 'remainder|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_remainder_': 'remainder|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_pow': 'pow|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_pow_': 'pow|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_neg': 'neg|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_neg_': 'neg|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_abs': 'abs|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_abs_': 'abs|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_exp': 'exp|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_exp_': 'exp|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_log': 'log|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_log_': 'log|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_sqrt': 'sqrt|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_sqrt_': 'sqrt|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_sin': 'sin|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_sin_': 'sin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_cos': 'cos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_cos_': 'cos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_tanh': 'tanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_tanh_': 'tanh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_sigmoid': 'sigmoid|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_sigmoid_': 'sigmoid|inplace|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_maximum': 'maximum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_maximum_': 'maximum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_minimum': 'minimum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_minimum_': 'minimum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_clamp': 'clamp|functional|cuda|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_min,_default_max',
-    'make_cuda_clamp_': 'clamp|inplace|cuda|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_min,_default_max',
-    'make_cuda_where': 'where|functional|cuda|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_eq': 'eq|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_eq_': 'eq|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_ne': 'ne|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_ne_': 'ne|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_lt': 'lt|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_lt_': 'lt|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_le': 'le|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_le_': 'le|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_gt': 'gt|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_gt_': 'gt|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_ge': 'ge|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_ge_': 'ge|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_logical_and': 'logical_and|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_logical_and_': 'logical_and|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_logical_or': 'logical_or|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_logical_or_': 'logical_or|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_logical_xor': 'logical_xor|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_logical_xor_': 'logical_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_logical_not': 'logical_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_logical_not_': 'logical_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_matmul': 'matmul|functional|cuda|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_mm': 'mm|functional|cuda|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_bmm': 'bmm|functional|cuda|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_dot': 'dot|functional|cuda|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_outer': 'outer|functional|cuda|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_addmm': 'addmm|functional|cuda|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_beta,_default_alpha',
-    'make_cuda_addmm_': 'addmm|inplace|cuda|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_beta,_default_alpha',
-    'make_cuda_sum': 'sum|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_prod': 'prod|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_amax': 'amax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_amin': 'amin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_argmax': 'argmax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_argmin': 'argmin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_all': 'all|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_any': 'any|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_mean': 'mean|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_var': 'var|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
-    'make_cuda_std': 'std|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
-    'make_cuda_logsumexp': 'logsumexp|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_softmax': 'softmax|functional|cuda|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_log_softmax': 'log_softmax|functional|cuda|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_relu': 'relu|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_relu_': 'relu|inplace|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_one_hot': 'one_hot|functional|cuda|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_num_classes',
-    'make_cuda_cross_entropy': 'cross_entropy|functional|cuda|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_upsample_nearest1d': 'upsample_nearest1d|functional|cuda|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_output_size,_default_scale_factor',
-    'make_cuda_clone': 'clone|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_flip': 'flip|functional|cuda|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class',
-    'make_cuda_cat': 'cat|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_stack': 'stack|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_KEY,_Class,_default_dim',
+    'make_cpu_add': 'add|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cpu_add_': 'add|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cpu_sub': 'sub|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cpu_sub_': 'sub|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cpu_mul': 'mul|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_mul_': 'mul|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_div': 'div|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
+    'make_cpu_div_': 'div|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
+    'make_cpu_remainder': 'remainder|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_remainder_': 'remainder|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_pow': 'pow|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_pow_': 'pow|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_neg': 'neg|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_neg_': 'neg|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_abs': 'abs|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_abs_': 'abs|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_exp': 'exp|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_exp_': 'exp|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log': 'log|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log_': 'log|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sqrt': 'sqrt|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sqrt_': 'sqrt|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sin': 'sin|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sin_': 'sin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_cos': 'cos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_cos_': 'cos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_tanh': 'tanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_tanh_': 'tanh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sigmoid': 'sigmoid|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_sigmoid_': 'sigmoid|inplace|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_maximum': 'maximum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_maximum_': 'maximum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_minimum': 'minimum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_minimum_': 'minimum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_clamp': 'clamp|functional|cpu|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
+    'make_cpu_clamp_': 'clamp|inplace|cpu|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
+    'make_cpu_where': 'where|functional|cpu|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_eq': 'eq|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_eq_': 'eq|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_ne': 'ne|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_ne_': 'ne|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_lt': 'lt|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_lt_': 'lt|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_le': 'le|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_le_': 'le|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_gt': 'gt|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_gt_': 'gt|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_ge': 'ge|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_ge_': 'ge|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logical_and': 'logical_and|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logical_and_': 'logical_and|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logical_or': 'logical_or|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logical_or_': 'logical_or|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logical_xor': 'logical_xor|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logical_xor_': 'logical_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logical_not': 'logical_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_logical_not_': 'logical_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_matmul': 'matmul|functional|cpu|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_mm': 'mm|functional|cpu|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_bmm': 'bmm|functional|cpu|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_dot': 'dot|functional|cpu|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_outer': 'outer|functional|cpu|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_addmm': 'addmm|functional|cpu|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
+    'make_cpu_addmm_': 'addmm|inplace|cpu|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
+    'make_cpu_sum': 'sum|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
+    'make_cpu_prod': 'prod|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
+    'make_cpu_amax': 'amax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_amin': 'amin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_argmax': 'argmax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_argmin': 'argmin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_all': 'all|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_any': 'any|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_mean': 'mean|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
+    'make_cpu_var': 'var|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
+    'make_cpu_std': 'std|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
+    'make_cpu_logsumexp': 'logsumexp|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_softmax': 'softmax|functional|cpu|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_log_softmax': 'log_softmax|functional|cpu|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_relu': 'relu|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_relu_': 'relu|inplace|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_one_hot': 'one_hot|functional|cpu|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_num_classes',
+    'make_cpu_cross_entropy': 'cross_entropy|functional|cpu|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_upsample_nearest1d': 'upsample_nearest1d|functional|cpu|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_output_size,_default_scale_factor',
+    'make_cpu_clone': 'clone|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_flip': 'flip|functional|cpu|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_cat': 'cat|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
+    'make_cpu_stack': 'stack|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
+    'make_cuda_add': 'add|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cuda_add_': 'add|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cuda_sub': 'sub|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cuda_sub_': 'sub|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cuda_mul': 'mul|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_mul_': 'mul|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_div': 'div|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
+    'make_cuda_div_': 'div|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
+    'make_cuda_remainder': 'remainder|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_remainder_': 'remainder|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_pow': 'pow|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_pow_': 'pow|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_neg': 'neg|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_neg_': 'neg|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_abs': 'abs|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_abs_': 'abs|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_exp': 'exp|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_exp_': 'exp|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log': 'log|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log_': 'log|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sqrt': 'sqrt|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sqrt_': 'sqrt|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sin': 'sin|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sin_': 'sin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_cos': 'cos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_cos_': 'cos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_tanh': 'tanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_tanh_': 'tanh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sigmoid': 'sigmoid|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_sigmoid_': 'sigmoid|inplace|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_maximum': 'maximum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_maximum_': 'maximum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_minimum': 'minimum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_minimum_': 'minimum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_clamp': 'clamp|functional|cuda|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
+    'make_cuda_clamp_': 'clamp|inplace|cuda|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
+    'make_cuda_where': 'where|functional|cuda|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_eq': 'eq|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_eq_': 'eq|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_ne': 'ne|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_ne_': 'ne|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_lt': 'lt|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_lt_': 'lt|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_le': 'le|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_le_': 'le|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_gt': 'gt|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_gt_': 'gt|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_ge': 'ge|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_ge_': 'ge|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logical_and': 'logical_and|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logical_and_': 'logical_and|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logical_or': 'logical_or|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logical_or_': 'logical_or|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logical_xor': 'logical_xor|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logical_xor_': 'logical_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logical_not': 'logical_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_logical_not_': 'logical_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_matmul': 'matmul|functional|cuda|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_mm': 'mm|functional|cuda|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_bmm': 'bmm|functional|cuda|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_dot': 'dot|functional|cuda|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_outer': 'outer|functional|cuda|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_addmm': 'addmm|functional|cuda|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
+    'make_cuda_addmm_': 'addmm|inplace|cuda|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
+    'make_cuda_sum': 'sum|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
+    'make_cuda_prod': 'prod|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
+    'make_cuda_amax': 'amax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_amin': 'amin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_argmax': 'argmax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_argmin': 'argmin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_all': 'all|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_any': 'any|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_mean': 'mean|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
+    'make_cuda_var': 'var|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
+    'make_cuda_std': 'std|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
+    'make_cuda_logsumexp': 'logsumexp|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_softmax': 'softmax|functional|cuda|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_log_softmax': 'log_softmax|functional|cuda|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_relu': 'relu|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_relu_': 'relu|inplace|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_one_hot': 'one_hot|functional|cuda|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_num_classes',
+    'make_cuda_cross_entropy': 'cross_entropy|functional|cuda|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_upsample_nearest1d': 'upsample_nearest1d|functional|cuda|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_output_size,_default_scale_factor',
+    'make_cuda_clone': 'clone|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_flip': 'flip|functional|cuda|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_cat': 'cat|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
+    'make_cuda_stack': 'stack|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
 }
 
 
-def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
     def add(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if type(self) is _Class:
@@ -287,18 +288,18 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -309,7 +310,7 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -322,10 +323,10 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_add(self, other, *, alpha=_default_alpha, out=None):
@@ -385,18 +386,18 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -407,7 +408,7 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -420,17 +421,17 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = add, _raw_add
     return _public, _raw
 
 
-def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
     def add_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -449,11 +450,11 @@ def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -464,7 +465,7 @@ def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -477,9 +478,9 @@ def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_add_(self, other, *, alpha=_default_alpha):
@@ -499,11 +500,11 @@ def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -514,7 +515,7 @@ def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -527,16 +528,16 @@ def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = add_, _raw_add_
     return _public, _raw
 
 
-def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
     def sub(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if type(self) is _Class:
@@ -595,18 +596,18 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -617,7 +618,7 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -630,10 +631,10 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sub(self, other, *, alpha=_default_alpha, out=None):
@@ -693,18 +694,18 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -715,7 +716,7 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -728,17 +729,17 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sub, _raw_sub
     return _public, _raw
 
 
-def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
     def sub_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -757,11 +758,11 @@ def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -772,7 +773,7 @@ def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -785,9 +786,9 @@ def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_sub_(self, other, *, alpha=_default_alpha):
@@ -807,11 +808,11 @@ def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -822,7 +823,7 @@ def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -835,16 +836,16 @@ def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = sub_, _raw_sub_
     return _public, _raw
 
 
-def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def mul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -902,18 +903,18 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -924,7 +925,7 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -937,10 +938,10 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_mul(self, other, *, out=None):
@@ -999,18 +1000,18 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -1021,7 +1022,7 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1034,17 +1035,17 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = mul, _raw_mul
     return _public, _raw
 
 
-def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def mul_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -1062,11 +1063,11 @@ def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1077,7 +1078,7 @@ def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1090,9 +1091,9 @@ def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_mul_(self, other):
@@ -1111,11 +1112,11 @@ def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1126,7 +1127,7 @@ def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1139,16 +1140,16 @@ def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = mul_, _raw_mul_
     return _public, _raw
 
 
-def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_rounding_mode):
+def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
     def div(self, other, *, rounding_mode=_default_rounding_mode, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out})
         if type(self) is _Class:
@@ -1202,18 +1203,18 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -1224,7 +1225,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1237,10 +1238,10 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_div(self, other, *, rounding_mode=_default_rounding_mode, out=None):
@@ -1295,18 +1296,18 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -1317,7 +1318,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1330,17 +1331,17 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = div, _raw_div
     return _public, _raw
 
 
-def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_rounding_mode):
+def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
     def div_(self, other, *, rounding_mode=_default_rounding_mode):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -1354,11 +1355,11 @@ def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1369,7 +1370,7 @@ def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1382,9 +1383,9 @@ def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_div_(self, other, *, rounding_mode=_default_rounding_mode):
@@ -1399,11 +1400,11 @@ def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1414,7 +1415,7 @@ def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1427,16 +1428,16 @@ def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = div_, _raw_div_
     return _public, _raw
 
 
-def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def remainder(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -1494,18 +1495,18 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -1516,7 +1517,7 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1529,10 +1530,10 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_remainder(self, other, *, out=None):
@@ -1591,18 +1592,18 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -1613,7 +1614,7 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1626,17 +1627,17 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = remainder, _raw_remainder
     return _public, _raw
 
 
-def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def remainder_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -1654,11 +1655,11 @@ def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1669,7 +1670,7 @@ def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1682,9 +1683,9 @@ def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_remainder_(self, other):
@@ -1703,11 +1704,11 @@ def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1718,7 +1719,7 @@ def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1731,16 +1732,16 @@ def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = remainder_, _raw_remainder_
     return _public, _raw
 
 
-def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def pow(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -1794,18 +1795,18 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -1816,7 +1817,7 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1829,10 +1830,10 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_pow(self, other, *, out=None):
@@ -1887,18 +1888,18 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -1909,7 +1910,7 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1922,17 +1923,17 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = pow, _raw_pow
     return _public, _raw
 
 
-def make_cpu_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_pow_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def pow_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -1946,11 +1947,11 @@ def make_cpu_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1961,7 +1962,7 @@ def make_cpu_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1974,9 +1975,9 @@ def make_cpu_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_pow_(self, other):
@@ -1991,11 +1992,11 @@ def make_cpu_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -2006,7 +2007,7 @@ def make_cpu_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2019,16 +2020,16 @@ def make_cpu_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = pow_, _raw_pow_
     return _public, _raw
 
 
-def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def neg(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -2069,17 +2070,17 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2090,7 +2091,7 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2103,10 +2104,10 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_neg(self, *, out=None):
@@ -2148,17 +2149,17 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2169,7 +2170,7 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2182,17 +2183,17 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = neg, _raw_neg
     return _public, _raw
 
 
-def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def neg_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -2201,10 +2202,10 @@ def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -2216,7 +2217,7 @@ def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2229,9 +2230,9 @@ def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_neg_(self):
@@ -2241,10 +2242,10 @@ def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -2256,7 +2257,7 @@ def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2269,16 +2270,16 @@ def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = neg_, _raw_neg_
     return _public, _raw
 
 
-def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def abs(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -2319,17 +2320,17 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2340,7 +2341,7 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2353,10 +2354,10 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_abs(self, *, out=None):
@@ -2398,17 +2399,17 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2419,7 +2420,7 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2432,17 +2433,17 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = abs, _raw_abs
     return _public, _raw
 
 
-def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def abs_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -2451,10 +2452,10 @@ def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -2466,7 +2467,7 @@ def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2479,9 +2480,9 @@ def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_abs_(self):
@@ -2491,10 +2492,10 @@ def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -2506,7 +2507,7 @@ def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2519,16 +2520,16 @@ def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = abs_, _raw_abs_
     return _public, _raw
 
 
-def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def exp(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -2569,17 +2570,17 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2590,7 +2591,7 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2603,10 +2604,10 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_exp(self, *, out=None):
@@ -2648,17 +2649,17 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2669,7 +2670,7 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2682,17 +2683,17 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = exp, _raw_exp
     return _public, _raw
 
 
-def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def exp_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -2701,10 +2702,10 @@ def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -2716,7 +2717,7 @@ def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2729,9 +2730,9 @@ def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_exp_(self):
@@ -2741,10 +2742,10 @@ def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -2756,7 +2757,7 @@ def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2769,16 +2770,16 @@ def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = exp_, _raw_exp_
     return _public, _raw
 
 
-def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def log(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -2819,17 +2820,17 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2840,7 +2841,7 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2853,10 +2854,10 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_log(self, *, out=None):
@@ -2898,17 +2899,17 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2919,7 +2920,7 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2932,17 +2933,17 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = log, _raw_log
     return _public, _raw
 
 
-def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def log_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -2951,10 +2952,10 @@ def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -2966,7 +2967,7 @@ def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2979,9 +2980,9 @@ def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_log_(self):
@@ -2991,10 +2992,10 @@ def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3006,7 +3007,7 @@ def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3019,16 +3020,16 @@ def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = log_, _raw_log_
     return _public, _raw
 
 
-def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def sqrt(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -3069,17 +3070,17 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3090,7 +3091,7 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3103,10 +3104,10 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sqrt(self, *, out=None):
@@ -3148,17 +3149,17 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3169,7 +3170,7 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3182,17 +3183,17 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sqrt, _raw_sqrt
     return _public, _raw
 
 
-def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def sqrt_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -3201,10 +3202,10 @@ def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3216,7 +3217,7 @@ def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3229,9 +3230,9 @@ def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_sqrt_(self):
@@ -3241,10 +3242,10 @@ def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3256,7 +3257,7 @@ def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3269,16 +3270,16 @@ def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = sqrt_, _raw_sqrt_
     return _public, _raw
 
 
-def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def sin(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -3319,17 +3320,17 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3340,7 +3341,7 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3353,10 +3354,10 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sin(self, *, out=None):
@@ -3398,17 +3399,17 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3419,7 +3420,7 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3432,17 +3433,17 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sin, _raw_sin
     return _public, _raw
 
 
-def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def sin_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -3451,10 +3452,10 @@ def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3466,7 +3467,7 @@ def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3479,9 +3480,9 @@ def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_sin_(self):
@@ -3491,10 +3492,10 @@ def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3506,7 +3507,7 @@ def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3519,16 +3520,16 @@ def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = sin_, _raw_sin_
     return _public, _raw
 
 
-def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def cos(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -3569,17 +3570,17 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3590,7 +3591,7 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3603,10 +3604,10 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_cos(self, *, out=None):
@@ -3648,17 +3649,17 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3669,7 +3670,7 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3682,17 +3683,17 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = cos, _raw_cos
     return _public, _raw
 
 
-def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def cos_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -3701,10 +3702,10 @@ def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3716,7 +3717,7 @@ def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3729,9 +3730,9 @@ def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_cos_(self):
@@ -3741,10 +3742,10 @@ def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3756,7 +3757,7 @@ def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3769,16 +3770,16 @@ def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = cos_, _raw_cos_
     return _public, _raw
 
 
-def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def tanh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -3819,17 +3820,17 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3840,7 +3841,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3853,10 +3854,10 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_tanh(self, *, out=None):
@@ -3898,17 +3899,17 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3919,7 +3920,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3932,17 +3933,17 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = tanh, _raw_tanh
     return _public, _raw
 
 
-def make_cpu_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_tanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def tanh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -3951,10 +3952,10 @@ def make_cpu_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3966,7 +3967,7 @@ def make_cpu_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3979,9 +3980,9 @@ def make_cpu_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_tanh_(self):
@@ -3991,10 +3992,10 @@ def make_cpu_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -4006,7 +4007,7 @@ def make_cpu_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4019,16 +4020,16 @@ def make_cpu_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = tanh_, _raw_tanh_
     return _public, _raw
 
 
-def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def sigmoid(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -4068,17 +4069,17 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4089,7 +4090,7 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4102,10 +4103,10 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sigmoid(self, *, out=None):
@@ -4146,17 +4147,17 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4167,7 +4168,7 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4180,17 +4181,17 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sigmoid, _raw_sigmoid
     return _public, _raw
 
 
-def make_cpu_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def sigmoid_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -4198,10 +4199,10 @@ def make_cpu_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -4213,7 +4214,7 @@ def make_cpu_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4226,9 +4227,9 @@ def make_cpu_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_sigmoid_(self):
@@ -4237,10 +4238,10 @@ def make_cpu_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -4252,7 +4253,7 @@ def make_cpu_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4265,16 +4266,16 @@ def make_cpu_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = sigmoid_, _raw_sigmoid_
     return _public, _raw
 
 
-def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def maximum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -4332,18 +4333,18 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4354,7 +4355,7 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4367,10 +4368,10 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_maximum(self, other, *, out=None):
@@ -4429,18 +4430,18 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4451,7 +4452,7 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4464,17 +4465,17 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = maximum, _raw_maximum
     return _public, _raw
 
 
-def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def maximum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -4492,11 +4493,11 @@ def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -4507,7 +4508,7 @@ def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4520,9 +4521,9 @@ def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_maximum_(self, other):
@@ -4541,11 +4542,11 @@ def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -4556,7 +4557,7 @@ def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4569,16 +4570,16 @@ def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = maximum_, _raw_maximum_
     return _public, _raw
 
 
-def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def minimum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -4636,18 +4637,18 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4658,7 +4659,7 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4671,10 +4672,10 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_minimum(self, other, *, out=None):
@@ -4733,18 +4734,18 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4755,7 +4756,7 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4768,17 +4769,17 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = minimum, _raw_minimum
     return _public, _raw
 
 
-def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def minimum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -4796,11 +4797,11 @@ def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -4811,7 +4812,7 @@ def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4824,9 +4825,9 @@ def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_minimum_(self, other):
@@ -4845,11 +4846,11 @@ def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -4860,7 +4861,7 @@ def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4873,16 +4874,16 @@ def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = minimum_, _raw_minimum_
     return _public, _raw
 
 
-def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_min, _default_max):
+def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_min, _default_max):
     def clamp(self, min=_default_min, max=_default_max, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, min, max, ), {'out': out})
         if type(self) is _Class:
@@ -4930,19 +4931,19 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, min, max, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, min, max, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if isinstance(min, _Tensor) and min._storage[1] is _out_root: _check_pair(_name, 'out', out, min, _elementwise)
-            if isinstance(max, _Tensor) and max._storage[1] is _out_root: _check_pair(_name, 'out', out, max, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if isinstance(min, _Tensor) and min._storage.root is _out_root: _check_pair(_name, 'out', out, min, _out_may_be_input)
+            if isinstance(max, _Tensor) and max._storage.root is _out_root: _check_pair(_name, 'out', out, max, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4953,7 +4954,7 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4966,10 +4967,10 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_clamp(self, min=_default_min, max=_default_max, *, out=None):
@@ -5018,19 +5019,19 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, min, max, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, min, max, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if isinstance(min, _Tensor) and min._storage[1] is _out_root: _check_pair(_name, 'out', out, min, _elementwise)
-            if isinstance(max, _Tensor) and max._storage[1] is _out_root: _check_pair(_name, 'out', out, max, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if isinstance(min, _Tensor) and min._storage.root is _out_root: _check_pair(_name, 'out', out, min, _out_may_be_input)
+            if isinstance(max, _Tensor) and max._storage.root is _out_root: _check_pair(_name, 'out', out, max, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5041,7 +5042,7 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5054,17 +5055,17 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = clamp, _raw_clamp
     return _public, _raw
 
 
-def make_cpu_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_min, _default_max):
+def make_cpu_clamp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_min, _default_max):
     def clamp_(self, min=_default_min, max=_default_max):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, min, max, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -5080,12 +5081,12 @@ def make_cpu_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
         _spec = _meta(self, min, max)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (min, max, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (min, max, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if isinstance(min, _Tensor) and min._storage[1] is _out_root and min is not self: _check_pair(_name, 'self', self, min, _elementwise)
-            if isinstance(max, _Tensor) and max._storage[1] is _out_root and max is not self: _check_pair(_name, 'self', self, max, _elementwise)
+            _out_root = self._storage.root
+            if isinstance(min, _Tensor) and min._storage.root is _out_root and min is not self: _check_pair(_name, 'self', self, min, _out_may_be_input)
+            if isinstance(max, _Tensor) and max._storage.root is _out_root and max is not self: _check_pair(_name, 'self', self, max, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -5096,7 +5097,7 @@ def make_cpu_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5109,9 +5110,9 @@ def make_cpu_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_clamp_(self, min=_default_min, max=_default_max):
@@ -5128,12 +5129,12 @@ def make_cpu_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
         _spec = _meta(self, min, max)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (min, max, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (min, max, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if isinstance(min, _Tensor) and min._storage[1] is _out_root and min is not self: _check_pair(_name, 'self', self, min, _elementwise)
-            if isinstance(max, _Tensor) and max._storage[1] is _out_root and max is not self: _check_pair(_name, 'self', self, max, _elementwise)
+            _out_root = self._storage.root
+            if isinstance(min, _Tensor) and min._storage.root is _out_root and min is not self: _check_pair(_name, 'self', self, min, _out_may_be_input)
+            if isinstance(max, _Tensor) and max._storage.root is _out_root and max is not self: _check_pair(_name, 'self', self, max, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -5144,7 +5145,7 @@ def make_cpu_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5157,16 +5158,16 @@ def make_cpu_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = clamp_, _raw_clamp_
     return _public, _raw
 
 
-def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def where(condition, self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (condition, self, other, ), {'out': out})
         if type(condition) is _Class:
@@ -5218,19 +5219,19 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (condition, self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (condition, self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if condition._storage[1] is _out_root: _check_pair(_name, 'out', out, condition, _elementwise)
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if condition._storage.root is _out_root: _check_pair(_name, 'out', out, condition, _out_may_be_input)
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5241,7 +5242,7 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5254,10 +5255,10 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_where(condition, self, other, *, out=None):
@@ -5310,19 +5311,19 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (condition, self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (condition, self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if condition._storage[1] is _out_root: _check_pair(_name, 'out', out, condition, _elementwise)
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if condition._storage.root is _out_root: _check_pair(_name, 'out', out, condition, _out_may_be_input)
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5333,7 +5334,7 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5346,17 +5347,17 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = where, _raw_where
     return _public, _raw
 
 
-def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def eq(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -5414,18 +5415,18 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5436,7 +5437,7 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5449,10 +5450,10 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_eq(self, other, *, out=None):
@@ -5511,18 +5512,18 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5533,7 +5534,7 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5546,17 +5547,17 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = eq, _raw_eq
     return _public, _raw
 
 
-def make_cpu_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def eq_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -5574,11 +5575,11 @@ def make_cpu_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -5589,7 +5590,7 @@ def make_cpu_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5602,9 +5603,9 @@ def make_cpu_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_eq_(self, other):
@@ -5623,11 +5624,11 @@ def make_cpu_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -5638,7 +5639,7 @@ def make_cpu_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5651,16 +5652,16 @@ def make_cpu_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = eq_, _raw_eq_
     return _public, _raw
 
 
-def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def ne(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -5718,18 +5719,18 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5740,7 +5741,7 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5753,10 +5754,10 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_ne(self, other, *, out=None):
@@ -5815,18 +5816,18 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5837,7 +5838,7 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5850,17 +5851,17 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = ne, _raw_ne
     return _public, _raw
 
 
-def make_cpu_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def ne_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -5878,11 +5879,11 @@ def make_cpu_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -5893,7 +5894,7 @@ def make_cpu_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5906,9 +5907,9 @@ def make_cpu_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_ne_(self, other):
@@ -5927,11 +5928,11 @@ def make_cpu_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -5942,7 +5943,7 @@ def make_cpu_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5955,16 +5956,16 @@ def make_cpu_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = ne_, _raw_ne_
     return _public, _raw
 
 
-def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def lt(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -6022,18 +6023,18 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6044,7 +6045,7 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6057,10 +6058,10 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_lt(self, other, *, out=None):
@@ -6119,18 +6120,18 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6141,7 +6142,7 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6154,17 +6155,17 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = lt, _raw_lt
     return _public, _raw
 
 
-def make_cpu_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def lt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -6182,11 +6183,11 @@ def make_cpu_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -6197,7 +6198,7 @@ def make_cpu_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6210,9 +6211,9 @@ def make_cpu_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_lt_(self, other):
@@ -6231,11 +6232,11 @@ def make_cpu_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -6246,7 +6247,7 @@ def make_cpu_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6259,16 +6260,16 @@ def make_cpu_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = lt_, _raw_lt_
     return _public, _raw
 
 
-def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def le(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -6326,18 +6327,18 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6348,7 +6349,7 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6361,10 +6362,10 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_le(self, other, *, out=None):
@@ -6423,18 +6424,18 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6445,7 +6446,7 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6458,17 +6459,17 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = le, _raw_le
     return _public, _raw
 
 
-def make_cpu_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def le_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -6486,11 +6487,11 @@ def make_cpu_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -6501,7 +6502,7 @@ def make_cpu_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6514,9 +6515,9 @@ def make_cpu_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_le_(self, other):
@@ -6535,11 +6536,11 @@ def make_cpu_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -6550,7 +6551,7 @@ def make_cpu_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6563,16 +6564,16 @@ def make_cpu_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = le_, _raw_le_
     return _public, _raw
 
 
-def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def gt(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -6630,18 +6631,18 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6652,7 +6653,7 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6665,10 +6666,10 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_gt(self, other, *, out=None):
@@ -6727,18 +6728,18 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6749,7 +6750,7 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6762,17 +6763,17 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = gt, _raw_gt
     return _public, _raw
 
 
-def make_cpu_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def gt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -6790,11 +6791,11 @@ def make_cpu_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -6805,7 +6806,7 @@ def make_cpu_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6818,9 +6819,9 @@ def make_cpu_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_gt_(self, other):
@@ -6839,11 +6840,11 @@ def make_cpu_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -6854,7 +6855,7 @@ def make_cpu_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6867,16 +6868,16 @@ def make_cpu_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = gt_, _raw_gt_
     return _public, _raw
 
 
-def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def ge(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -6934,18 +6935,18 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6956,7 +6957,7 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6969,10 +6970,10 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_ge(self, other, *, out=None):
@@ -7031,18 +7032,18 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7053,7 +7054,7 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7066,17 +7067,17 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = ge, _raw_ge
     return _public, _raw
 
 
-def make_cpu_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def ge_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -7094,11 +7095,11 @@ def make_cpu_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -7109,7 +7110,7 @@ def make_cpu_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7122,9 +7123,9 @@ def make_cpu_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_ge_(self, other):
@@ -7143,11 +7144,11 @@ def make_cpu_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -7158,7 +7159,7 @@ def make_cpu_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7171,16 +7172,16 @@ def make_cpu_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = ge_, _raw_ge_
     return _public, _raw
 
 
-def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_and(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -7238,18 +7239,18 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7260,7 +7261,7 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7273,10 +7274,10 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logical_and(self, other, *, out=None):
@@ -7335,18 +7336,18 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7357,7 +7358,7 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7370,17 +7371,17 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logical_and, _raw_logical_and
     return _public, _raw
 
 
-def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_and_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -7398,11 +7399,11 @@ def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -7413,7 +7414,7 @@ def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7426,9 +7427,9 @@ def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_logical_and_(self, other):
@@ -7447,11 +7448,11 @@ def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -7462,7 +7463,7 @@ def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7475,16 +7476,16 @@ def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = logical_and_, _raw_logical_and_
     return _public, _raw
 
 
-def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_or(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -7542,18 +7543,18 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7564,7 +7565,7 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7577,10 +7578,10 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logical_or(self, other, *, out=None):
@@ -7639,18 +7640,18 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7661,7 +7662,7 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7674,17 +7675,17 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logical_or, _raw_logical_or
     return _public, _raw
 
 
-def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_or_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -7702,11 +7703,11 @@ def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -7717,7 +7718,7 @@ def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7730,9 +7731,9 @@ def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_logical_or_(self, other):
@@ -7751,11 +7752,11 @@ def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -7766,7 +7767,7 @@ def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7779,16 +7780,16 @@ def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = logical_or_, _raw_logical_or_
     return _public, _raw
 
 
-def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_xor(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -7846,18 +7847,18 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7868,7 +7869,7 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7881,10 +7882,10 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logical_xor(self, other, *, out=None):
@@ -7943,18 +7944,18 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7965,7 +7966,7 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7978,17 +7979,17 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logical_xor, _raw_logical_xor
     return _public, _raw
 
 
-def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_xor_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -8006,11 +8007,11 @@ def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -8021,7 +8022,7 @@ def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8034,9 +8035,9 @@ def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_logical_xor_(self, other):
@@ -8055,11 +8056,11 @@ def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -8070,7 +8071,7 @@ def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8083,16 +8084,16 @@ def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = logical_xor_, _raw_logical_xor_
     return _public, _raw
 
 
-def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def logical_not(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -8133,17 +8134,17 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8154,7 +8155,7 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8167,10 +8168,10 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logical_not(self, *, out=None):
@@ -8212,17 +8213,17 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8233,7 +8234,7 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8246,17 +8247,17 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logical_not, _raw_logical_not
     return _public, _raw
 
 
-def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def logical_not_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -8265,10 +8266,10 @@ def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -8280,7 +8281,7 @@ def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8293,9 +8294,9 @@ def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_logical_not_(self):
@@ -8305,10 +8306,10 @@ def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -8320,7 +8321,7 @@ def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8333,16 +8334,16 @@ def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = logical_not_, _raw_logical_not_
     return _public, _raw
 
 
-def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def matmul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -8385,18 +8386,18 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8407,7 +8408,7 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8420,10 +8421,10 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_matmul(self, other, *, out=None):
@@ -8467,18 +8468,18 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8489,7 +8490,7 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8502,17 +8503,17 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = matmul, _raw_matmul
     return _public, _raw
 
 
-def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def mm(self, mat2, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat2, ), {'out': out})
         if type(self) is _Class:
@@ -8555,18 +8556,18 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8577,7 +8578,7 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8590,10 +8591,10 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_mm(self, mat2, *, out=None):
@@ -8637,18 +8638,18 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8659,7 +8660,7 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8672,17 +8673,17 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = mm, _raw_mm
     return _public, _raw
 
 
-def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def bmm(self, mat2, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat2, ), {'out': out})
         if type(self) is _Class:
@@ -8725,18 +8726,18 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8747,7 +8748,7 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8760,10 +8761,10 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_bmm(self, mat2, *, out=None):
@@ -8807,18 +8808,18 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8829,7 +8830,7 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8842,17 +8843,17 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = bmm, _raw_bmm
     return _public, _raw
 
 
-def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def dot(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -8895,18 +8896,18 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8917,7 +8918,7 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8930,10 +8931,10 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_dot(self, other, *, out=None):
@@ -8977,18 +8978,18 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8999,7 +9000,7 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9012,17 +9013,17 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = dot, _raw_dot
     return _public, _raw
 
 
-def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def outer(self, vec2, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, vec2, ), {'out': out})
         if type(self) is _Class:
@@ -9065,18 +9066,18 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, vec2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, vec2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if vec2._storage[1] is _out_root: _check_pair(_name, 'out', out, vec2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9087,7 +9088,7 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9100,10 +9101,10 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_outer(self, vec2, *, out=None):
@@ -9147,18 +9148,18 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, vec2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, vec2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if vec2._storage[1] is _out_root: _check_pair(_name, 'out', out, vec2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9169,7 +9170,7 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9182,17 +9183,17 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = outer, _raw_outer
     return _public, _raw
 
 
-def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_beta, _default_alpha):
+def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_beta, _default_alpha):
     def addmm(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out})
         if type(self) is _Class:
@@ -9240,19 +9241,19 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat1, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat1, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat1._storage[1] is _out_root: _check_pair(_name, 'out', out, mat1, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat1._storage.root is _out_root: _check_pair(_name, 'out', out, mat1, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9263,7 +9264,7 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9276,10 +9277,10 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_addmm(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha, out=None):
@@ -9328,19 +9329,19 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat1, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat1, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat1._storage[1] is _out_root: _check_pair(_name, 'out', out, mat1, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat1._storage.root is _out_root: _check_pair(_name, 'out', out, mat1, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9351,7 +9352,7 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9364,17 +9365,17 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = addmm, _raw_addmm
     return _public, _raw
 
 
-def make_cpu_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_beta, _default_alpha):
+def make_cpu_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_beta, _default_alpha):
     def addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -9390,12 +9391,12 @@ def make_cpu_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
         _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (mat1, mat2, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (mat1, mat2, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if mat1._storage[1] is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _elementwise)
-            if mat2._storage[1] is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _elementwise)
+            _out_root = self._storage.root
+            if mat1._storage.root is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _out_may_be_input)
+            if mat2._storage.root is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -9406,7 +9407,7 @@ def make_cpu_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9419,9 +9420,9 @@ def make_cpu_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
@@ -9438,12 +9439,12 @@ def make_cpu_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
         _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (mat1, mat2, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (mat1, mat2, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if mat1._storage[1] is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _elementwise)
-            if mat2._storage[1] is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _elementwise)
+            _out_root = self._storage.root
+            if mat1._storage.root is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _out_may_be_input)
+            if mat2._storage.root is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -9454,7 +9455,7 @@ def make_cpu_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9467,16 +9468,16 @@ def make_cpu_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = addmm_, _raw_addmm_
     return _public, _raw
 
 
-def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
@@ -9516,17 +9517,17 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9537,7 +9538,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9550,10 +9551,10 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
@@ -9594,17 +9595,17 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9615,7 +9616,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9628,17 +9629,17 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sum, _raw_sum
     return _public, _raw
 
 
-def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
@@ -9678,17 +9679,17 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9699,7 +9700,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9712,10 +9713,10 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
@@ -9756,17 +9757,17 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9777,7 +9778,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9790,17 +9791,17 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = prod, _raw_prod
     return _public, _raw
 
 
-def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -9840,17 +9841,17 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9861,7 +9862,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9874,10 +9875,10 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -9918,17 +9919,17 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9939,7 +9940,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9952,17 +9953,17 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = amax, _raw_amax
     return _public, _raw
 
 
-def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -10002,17 +10003,17 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10023,7 +10024,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10036,10 +10037,10 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -10080,17 +10081,17 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10101,7 +10102,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10114,17 +10115,17 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = amin, _raw_amin
     return _public, _raw
 
 
-def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -10164,17 +10165,17 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10185,7 +10186,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10198,10 +10199,10 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -10242,17 +10243,17 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10263,7 +10264,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10276,17 +10277,17 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = argmax, _raw_argmax
     return _public, _raw
 
 
-def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -10326,17 +10327,17 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10347,7 +10348,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10360,10 +10361,10 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -10404,17 +10405,17 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10425,7 +10426,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10438,17 +10439,17 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = argmin, _raw_argmin
     return _public, _raw
 
 
-def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -10488,17 +10489,17 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10509,7 +10510,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10522,10 +10523,10 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -10566,17 +10567,17 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10587,7 +10588,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10600,17 +10601,17 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = all, _raw_all
     return _public, _raw
 
 
-def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -10650,17 +10651,17 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10671,7 +10672,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10684,10 +10685,10 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -10728,17 +10729,17 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10749,7 +10750,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10762,17 +10763,17 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = any, _raw_any
     return _public, _raw
 
 
-def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
@@ -10812,17 +10813,17 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10833,7 +10834,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10846,10 +10847,10 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
@@ -10890,17 +10891,17 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10911,7 +10912,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10924,17 +10925,17 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = mean, _raw_mean
     return _public, _raw
 
 
-def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
+def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
     def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if type(self) is _Class:
@@ -10974,17 +10975,17 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10995,7 +10996,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11008,10 +11009,10 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
@@ -11052,17 +11053,17 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11073,7 +11074,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11086,17 +11087,17 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = var, _raw_var
     return _public, _raw
 
 
-def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
+def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
     def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if type(self) is _Class:
@@ -11136,17 +11137,17 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11157,7 +11158,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11170,10 +11171,10 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
@@ -11214,17 +11215,17 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11235,7 +11236,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11248,17 +11249,17 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = std, _raw_std
     return _public, _raw
 
 
-def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -11298,17 +11299,17 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11319,7 +11320,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11332,10 +11333,10 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -11376,17 +11377,17 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11397,7 +11398,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11410,17 +11411,17 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logsumexp, _raw_logsumexp
     return _public, _raw
 
 
-def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def softmax(self, dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if type(self) is _Class:
@@ -11460,17 +11461,17 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11481,7 +11482,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11494,10 +11495,10 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_softmax(self, dim, *, out=None):
@@ -11538,17 +11539,17 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11559,7 +11560,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11572,17 +11573,17 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = softmax, _raw_softmax
     return _public, _raw
 
 
-def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def log_softmax(self, dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if type(self) is _Class:
@@ -11622,17 +11623,17 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11643,7 +11644,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11656,10 +11657,10 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_log_softmax(self, dim, *, out=None):
@@ -11700,17 +11701,17 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11721,7 +11722,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11734,17 +11735,17 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = log_softmax, _raw_log_softmax
     return _public, _raw
 
 
-def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def relu(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -11784,17 +11785,17 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11805,7 +11806,7 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11818,10 +11819,10 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_relu(self, *, out=None):
@@ -11862,17 +11863,17 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11883,7 +11884,7 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11896,17 +11897,17 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = relu, _raw_relu
     return _public, _raw
 
 
-def make_cpu_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_relu_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def relu_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -11914,10 +11915,10 @@ def make_cpu_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -11929,7 +11930,7 @@ def make_cpu_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11942,9 +11943,9 @@ def make_cpu_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_relu_(self):
@@ -11953,10 +11954,10 @@ def make_cpu_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -11968,7 +11969,7 @@ def make_cpu_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11981,16 +11982,16 @@ def make_cpu_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = relu_, _raw_relu_
     return _public, _raw
 
 
-def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_num_classes):
+def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_num_classes):
     def one_hot(self, num_classes=_default_num_classes, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, num_classes, ), {'out': out})
         if type(self) is _Class:
@@ -12030,17 +12031,17 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12051,7 +12052,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12064,10 +12065,10 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_one_hot(self, num_classes=_default_num_classes, *, out=None):
@@ -12108,17 +12109,17 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12129,7 +12130,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12142,17 +12143,17 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = one_hot, _raw_one_hot
     return _public, _raw
 
 
-def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def cross_entropy(input, target, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, target, ), {'out': out})
         if type(input) is _Class:
@@ -12195,18 +12196,18 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwi
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (input, target, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (input, target, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if input._storage[1] is _out_root: _check_pair(_name, 'out', out, input, _elementwise)
-            if target._storage[1] is _out_root: _check_pair(_name, 'out', out, target, _elementwise)
+            _out_root = out._storage.root
+            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
+            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12217,7 +12218,7 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12230,10 +12231,10 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_cross_entropy(input, target, *, out=None):
@@ -12277,18 +12278,18 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwi
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (input, target, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (input, target, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if input._storage[1] is _out_root: _check_pair(_name, 'out', out, input, _elementwise)
-            if target._storage[1] is _out_root: _check_pair(_name, 'out', out, target, _elementwise)
+            _out_root = out._storage.root
+            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
+            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12299,7 +12300,7 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12312,17 +12313,17 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = cross_entropy, _raw_cross_entropy
     return _public, _raw
 
 
-def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_output_size, _default_scale_factor):
+def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_output_size, _default_scale_factor):
     def upsample_nearest1d(self, output_size=_default_output_size, scale_factor=_default_scale_factor, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, output_size, scale_factor, ), {'out': out})
         if type(self) is _Class:
@@ -12362,17 +12363,17 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elem
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12383,7 +12384,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elem
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12396,10 +12397,10 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elem
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_upsample_nearest1d(self, output_size=_default_output_size, scale_factor=_default_scale_factor, *, out=None):
@@ -12440,17 +12441,17 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elem
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12461,7 +12462,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elem
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12474,17 +12475,17 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elem
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = upsample_nearest1d, _raw_upsample_nearest1d
     return _public, _raw
 
 
-def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def clone(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -12524,17 +12525,17 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12545,7 +12546,7 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12558,10 +12559,10 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_clone(self, *, out=None):
@@ -12602,17 +12603,17 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12623,7 +12624,7 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12636,17 +12637,17 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = clone, _raw_clone
     return _public, _raw
 
 
-def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def flip(self, dims, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dims, ), {'out': out})
         if type(self) is _Class:
@@ -12686,17 +12687,17 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12707,7 +12708,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12720,10 +12721,10 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_flip(self, dims, *, out=None):
@@ -12764,17 +12765,17 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12785,7 +12786,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12798,17 +12799,17 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = flip, _raw_flip
     return _public, _raw
 
 
-def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim):
+def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
     def cat(tensors, dim=_default_dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
@@ -12848,17 +12849,17 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            _check_overlap(_name, 'out', out, tensors, _elementwise)
+            _out_root = out._storage.root
+            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12869,7 +12870,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12882,10 +12883,10 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_cat(tensors, dim=_default_dim, *, out=None):
@@ -12926,17 +12927,17 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            _check_overlap(_name, 'out', out, tensors, _elementwise)
+            _out_root = out._storage.root
+            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12947,7 +12948,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12960,17 +12961,17 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = cat, _raw_cat
     return _public, _raw
 
 
-def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim):
+def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
     def stack(tensors, dim=_default_dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
@@ -13010,17 +13011,17 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            _check_overlap(_name, 'out', out, tensors, _elementwise)
+            _out_root = out._storage.root
+            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13031,7 +13032,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13044,10 +13045,10 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_stack(tensors, dim=_default_dim, *, out=None):
@@ -13088,17 +13089,17 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            _check_overlap(_name, 'out', out, tensors, _elementwise)
+            _out_root = out._storage.root
+            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13109,7 +13110,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13122,17 +13123,17 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = stack, _raw_stack
     return _public, _raw
 
 
-def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
     def add(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if type(self) is _Class:
@@ -13191,18 +13192,18 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13213,7 +13214,7 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13226,10 +13227,10 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_add(self, other, *, alpha=_default_alpha, out=None):
@@ -13289,18 +13290,18 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13311,7 +13312,7 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13324,17 +13325,17 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = add, _raw_add
     return _public, _raw
 
 
-def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
     def add_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -13353,11 +13354,11 @@ def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -13368,7 +13369,7 @@ def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13381,9 +13382,9 @@ def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_add_(self, other, *, alpha=_default_alpha):
@@ -13403,11 +13404,11 @@ def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -13418,7 +13419,7 @@ def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13431,16 +13432,16 @@ def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = add_, _raw_add_
     return _public, _raw
 
 
-def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
     def sub(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if type(self) is _Class:
@@ -13499,18 +13500,18 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13521,7 +13522,7 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13534,10 +13535,10 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sub(self, other, *, alpha=_default_alpha, out=None):
@@ -13597,18 +13598,18 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13619,7 +13620,7 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13632,17 +13633,17 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sub, _raw_sub
     return _public, _raw
 
 
-def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
     def sub_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -13661,11 +13662,11 @@ def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -13676,7 +13677,7 @@ def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13689,9 +13690,9 @@ def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_sub_(self, other, *, alpha=_default_alpha):
@@ -13711,11 +13712,11 @@ def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -13726,7 +13727,7 @@ def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13739,16 +13740,16 @@ def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = sub_, _raw_sub_
     return _public, _raw
 
 
-def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def mul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -13806,18 +13807,18 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13828,7 +13829,7 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13841,10 +13842,10 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_mul(self, other, *, out=None):
@@ -13903,18 +13904,18 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13925,7 +13926,7 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13938,17 +13939,17 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = mul, _raw_mul
     return _public, _raw
 
 
-def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def mul_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -13966,11 +13967,11 @@ def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -13981,7 +13982,7 @@ def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13994,9 +13995,9 @@ def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_mul_(self, other):
@@ -14015,11 +14016,11 @@ def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -14030,7 +14031,7 @@ def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -14043,16 +14044,16 @@ def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = mul_, _raw_mul_
     return _public, _raw
 
 
-def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_rounding_mode):
+def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
     def div(self, other, *, rounding_mode=_default_rounding_mode, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out})
         if type(self) is _Class:
@@ -14106,18 +14107,18 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -14128,7 +14129,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -14141,10 +14142,10 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_div(self, other, *, rounding_mode=_default_rounding_mode, out=None):
@@ -14199,18 +14200,18 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -14221,7 +14222,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -14234,17 +14235,17 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = div, _raw_div
     return _public, _raw
 
 
-def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_rounding_mode):
+def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
     def div_(self, other, *, rounding_mode=_default_rounding_mode):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -14258,11 +14259,11 @@ def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -14273,7 +14274,7 @@ def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -14286,9 +14287,9 @@ def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_div_(self, other, *, rounding_mode=_default_rounding_mode):
@@ -14303,11 +14304,11 @@ def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -14318,7 +14319,7 @@ def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -14331,16 +14332,16 @@ def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = div_, _raw_div_
     return _public, _raw
 
 
-def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def remainder(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -14398,18 +14399,18 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -14420,7 +14421,7 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -14433,10 +14434,10 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_remainder(self, other, *, out=None):
@@ -14495,18 +14496,18 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -14517,7 +14518,7 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -14530,17 +14531,17 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = remainder, _raw_remainder
     return _public, _raw
 
 
-def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def remainder_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -14558,11 +14559,11 @@ def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -14573,7 +14574,7 @@ def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -14586,9 +14587,9 @@ def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_remainder_(self, other):
@@ -14607,11 +14608,11 @@ def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -14622,7 +14623,7 @@ def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -14635,16 +14636,16 @@ def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = remainder_, _raw_remainder_
     return _public, _raw
 
 
-def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def pow(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -14698,18 +14699,18 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -14720,7 +14721,7 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -14733,10 +14734,10 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_pow(self, other, *, out=None):
@@ -14791,18 +14792,18 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -14813,7 +14814,7 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -14826,17 +14827,17 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = pow, _raw_pow
     return _public, _raw
 
 
-def make_cuda_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_pow_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def pow_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -14850,11 +14851,11 @@ def make_cuda_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -14865,7 +14866,7 @@ def make_cuda_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -14878,9 +14879,9 @@ def make_cuda_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_pow_(self, other):
@@ -14895,11 +14896,11 @@ def make_cuda_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -14910,7 +14911,7 @@ def make_cuda_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -14923,16 +14924,16 @@ def make_cuda_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = pow_, _raw_pow_
     return _public, _raw
 
 
-def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def neg(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -14973,17 +14974,17 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -14994,7 +14995,7 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15007,10 +15008,10 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_neg(self, *, out=None):
@@ -15052,17 +15053,17 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -15073,7 +15074,7 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15086,17 +15087,17 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = neg, _raw_neg
     return _public, _raw
 
 
-def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def neg_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -15105,10 +15106,10 @@ def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -15120,7 +15121,7 @@ def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15133,9 +15134,9 @@ def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_neg_(self):
@@ -15145,10 +15146,10 @@ def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -15160,7 +15161,7 @@ def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15173,16 +15174,16 @@ def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = neg_, _raw_neg_
     return _public, _raw
 
 
-def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def abs(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -15223,17 +15224,17 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -15244,7 +15245,7 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15257,10 +15258,10 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_abs(self, *, out=None):
@@ -15302,17 +15303,17 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -15323,7 +15324,7 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15336,17 +15337,17 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = abs, _raw_abs
     return _public, _raw
 
 
-def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def abs_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -15355,10 +15356,10 @@ def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -15370,7 +15371,7 @@ def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15383,9 +15384,9 @@ def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_abs_(self):
@@ -15395,10 +15396,10 @@ def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -15410,7 +15411,7 @@ def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15423,16 +15424,16 @@ def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = abs_, _raw_abs_
     return _public, _raw
 
 
-def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def exp(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -15473,17 +15474,17 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -15494,7 +15495,7 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15507,10 +15508,10 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_exp(self, *, out=None):
@@ -15552,17 +15553,17 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -15573,7 +15574,7 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15586,17 +15587,17 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = exp, _raw_exp
     return _public, _raw
 
 
-def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def exp_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -15605,10 +15606,10 @@ def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -15620,7 +15621,7 @@ def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15633,9 +15634,9 @@ def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_exp_(self):
@@ -15645,10 +15646,10 @@ def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -15660,7 +15661,7 @@ def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15673,16 +15674,16 @@ def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = exp_, _raw_exp_
     return _public, _raw
 
 
-def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def log(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -15723,17 +15724,17 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -15744,7 +15745,7 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15757,10 +15758,10 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_log(self, *, out=None):
@@ -15802,17 +15803,17 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -15823,7 +15824,7 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15836,17 +15837,17 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = log, _raw_log
     return _public, _raw
 
 
-def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def log_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -15855,10 +15856,10 @@ def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -15870,7 +15871,7 @@ def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15883,9 +15884,9 @@ def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_log_(self):
@@ -15895,10 +15896,10 @@ def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -15910,7 +15911,7 @@ def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -15923,16 +15924,16 @@ def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = log_, _raw_log_
     return _public, _raw
 
 
-def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def sqrt(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -15973,17 +15974,17 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -15994,7 +15995,7 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16007,10 +16008,10 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sqrt(self, *, out=None):
@@ -16052,17 +16053,17 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -16073,7 +16074,7 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16086,17 +16087,17 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sqrt, _raw_sqrt
     return _public, _raw
 
 
-def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def sqrt_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -16105,10 +16106,10 @@ def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -16120,7 +16121,7 @@ def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16133,9 +16134,9 @@ def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_sqrt_(self):
@@ -16145,10 +16146,10 @@ def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -16160,7 +16161,7 @@ def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16173,16 +16174,16 @@ def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = sqrt_, _raw_sqrt_
     return _public, _raw
 
 
-def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def sin(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -16223,17 +16224,17 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -16244,7 +16245,7 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16257,10 +16258,10 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sin(self, *, out=None):
@@ -16302,17 +16303,17 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -16323,7 +16324,7 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16336,17 +16337,17 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sin, _raw_sin
     return _public, _raw
 
 
-def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def sin_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -16355,10 +16356,10 @@ def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -16370,7 +16371,7 @@ def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16383,9 +16384,9 @@ def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_sin_(self):
@@ -16395,10 +16396,10 @@ def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -16410,7 +16411,7 @@ def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16423,16 +16424,16 @@ def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = sin_, _raw_sin_
     return _public, _raw
 
 
-def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def cos(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -16473,17 +16474,17 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -16494,7 +16495,7 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16507,10 +16508,10 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_cos(self, *, out=None):
@@ -16552,17 +16553,17 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -16573,7 +16574,7 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16586,17 +16587,17 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = cos, _raw_cos
     return _public, _raw
 
 
-def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def cos_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -16605,10 +16606,10 @@ def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -16620,7 +16621,7 @@ def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16633,9 +16634,9 @@ def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_cos_(self):
@@ -16645,10 +16646,10 @@ def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -16660,7 +16661,7 @@ def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16673,16 +16674,16 @@ def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = cos_, _raw_cos_
     return _public, _raw
 
 
-def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def tanh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -16723,17 +16724,17 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -16744,7 +16745,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16757,10 +16758,10 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_tanh(self, *, out=None):
@@ -16802,17 +16803,17 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -16823,7 +16824,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16836,17 +16837,17 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = tanh, _raw_tanh
     return _public, _raw
 
 
-def make_cuda_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_tanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def tanh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -16855,10 +16856,10 @@ def make_cuda_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -16870,7 +16871,7 @@ def make_cuda_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16883,9 +16884,9 @@ def make_cuda_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_tanh_(self):
@@ -16895,10 +16896,10 @@ def make_cuda_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -16910,7 +16911,7 @@ def make_cuda_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -16923,16 +16924,16 @@ def make_cuda_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = tanh_, _raw_tanh_
     return _public, _raw
 
 
-def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def sigmoid(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -16972,17 +16973,17 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -16993,7 +16994,7 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17006,10 +17007,10 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sigmoid(self, *, out=None):
@@ -17050,17 +17051,17 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -17071,7 +17072,7 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17084,17 +17085,17 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sigmoid, _raw_sigmoid
     return _public, _raw
 
 
-def make_cuda_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def sigmoid_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -17102,10 +17103,10 @@ def make_cuda_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -17117,7 +17118,7 @@ def make_cuda_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17130,9 +17131,9 @@ def make_cuda_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_sigmoid_(self):
@@ -17141,10 +17142,10 @@ def make_cuda_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -17156,7 +17157,7 @@ def make_cuda_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17169,16 +17170,16 @@ def make_cuda_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = sigmoid_, _raw_sigmoid_
     return _public, _raw
 
 
-def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def maximum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -17236,18 +17237,18 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -17258,7 +17259,7 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17271,10 +17272,10 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_maximum(self, other, *, out=None):
@@ -17333,18 +17334,18 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -17355,7 +17356,7 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17368,17 +17369,17 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = maximum, _raw_maximum
     return _public, _raw
 
 
-def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def maximum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -17396,11 +17397,11 @@ def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -17411,7 +17412,7 @@ def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17424,9 +17425,9 @@ def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_maximum_(self, other):
@@ -17445,11 +17446,11 @@ def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -17460,7 +17461,7 @@ def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17473,16 +17474,16 @@ def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = maximum_, _raw_maximum_
     return _public, _raw
 
 
-def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def minimum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -17540,18 +17541,18 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -17562,7 +17563,7 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17575,10 +17576,10 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_minimum(self, other, *, out=None):
@@ -17637,18 +17638,18 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -17659,7 +17660,7 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17672,17 +17673,17 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = minimum, _raw_minimum
     return _public, _raw
 
 
-def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def minimum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -17700,11 +17701,11 @@ def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -17715,7 +17716,7 @@ def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17728,9 +17729,9 @@ def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_minimum_(self, other):
@@ -17749,11 +17750,11 @@ def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -17764,7 +17765,7 @@ def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17777,16 +17778,16 @@ def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = minimum_, _raw_minimum_
     return _public, _raw
 
 
-def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_min, _default_max):
+def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_min, _default_max):
     def clamp(self, min=_default_min, max=_default_max, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, min, max, ), {'out': out})
         if type(self) is _Class:
@@ -17834,19 +17835,19 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, min, max, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, min, max, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if isinstance(min, _Tensor) and min._storage[1] is _out_root: _check_pair(_name, 'out', out, min, _elementwise)
-            if isinstance(max, _Tensor) and max._storage[1] is _out_root: _check_pair(_name, 'out', out, max, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if isinstance(min, _Tensor) and min._storage.root is _out_root: _check_pair(_name, 'out', out, min, _out_may_be_input)
+            if isinstance(max, _Tensor) and max._storage.root is _out_root: _check_pair(_name, 'out', out, max, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -17857,7 +17858,7 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17870,10 +17871,10 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_clamp(self, min=_default_min, max=_default_max, *, out=None):
@@ -17922,19 +17923,19 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, min, max, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, min, max, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if isinstance(min, _Tensor) and min._storage[1] is _out_root: _check_pair(_name, 'out', out, min, _elementwise)
-            if isinstance(max, _Tensor) and max._storage[1] is _out_root: _check_pair(_name, 'out', out, max, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if isinstance(min, _Tensor) and min._storage.root is _out_root: _check_pair(_name, 'out', out, min, _out_may_be_input)
+            if isinstance(max, _Tensor) and max._storage.root is _out_root: _check_pair(_name, 'out', out, max, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -17945,7 +17946,7 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -17958,17 +17959,17 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = clamp, _raw_clamp
     return _public, _raw
 
 
-def make_cuda_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_min, _default_max):
+def make_cuda_clamp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_min, _default_max):
     def clamp_(self, min=_default_min, max=_default_max):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, min, max, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -17984,12 +17985,12 @@ def make_cuda_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
         _spec = _meta(self, min, max)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (min, max, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (min, max, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if isinstance(min, _Tensor) and min._storage[1] is _out_root and min is not self: _check_pair(_name, 'self', self, min, _elementwise)
-            if isinstance(max, _Tensor) and max._storage[1] is _out_root and max is not self: _check_pair(_name, 'self', self, max, _elementwise)
+            _out_root = self._storage.root
+            if isinstance(min, _Tensor) and min._storage.root is _out_root and min is not self: _check_pair(_name, 'self', self, min, _out_may_be_input)
+            if isinstance(max, _Tensor) and max._storage.root is _out_root and max is not self: _check_pair(_name, 'self', self, max, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -18000,7 +18001,7 @@ def make_cuda_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -18013,9 +18014,9 @@ def make_cuda_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_clamp_(self, min=_default_min, max=_default_max):
@@ -18032,12 +18033,12 @@ def make_cuda_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
         _spec = _meta(self, min, max)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (min, max, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (min, max, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if isinstance(min, _Tensor) and min._storage[1] is _out_root and min is not self: _check_pair(_name, 'self', self, min, _elementwise)
-            if isinstance(max, _Tensor) and max._storage[1] is _out_root and max is not self: _check_pair(_name, 'self', self, max, _elementwise)
+            _out_root = self._storage.root
+            if isinstance(min, _Tensor) and min._storage.root is _out_root and min is not self: _check_pair(_name, 'self', self, min, _out_may_be_input)
+            if isinstance(max, _Tensor) and max._storage.root is _out_root and max is not self: _check_pair(_name, 'self', self, max, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -18048,7 +18049,7 @@ def make_cuda_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -18061,16 +18062,16 @@ def make_cuda_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = clamp_, _raw_clamp_
     return _public, _raw
 
 
-def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def where(condition, self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (condition, self, other, ), {'out': out})
         if type(condition) is _Class:
@@ -18122,19 +18123,19 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (condition, self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (condition, self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if condition._storage[1] is _out_root: _check_pair(_name, 'out', out, condition, _elementwise)
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if condition._storage.root is _out_root: _check_pair(_name, 'out', out, condition, _out_may_be_input)
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -18145,7 +18146,7 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -18158,10 +18159,10 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_where(condition, self, other, *, out=None):
@@ -18214,19 +18215,19 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (condition, self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (condition, self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if condition._storage[1] is _out_root: _check_pair(_name, 'out', out, condition, _elementwise)
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if condition._storage.root is _out_root: _check_pair(_name, 'out', out, condition, _out_may_be_input)
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -18237,7 +18238,7 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -18250,17 +18251,17 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = where, _raw_where
     return _public, _raw
 
 
-def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def eq(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -18318,18 +18319,18 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -18340,7 +18341,7 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -18353,10 +18354,10 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_eq(self, other, *, out=None):
@@ -18415,18 +18416,18 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -18437,7 +18438,7 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -18450,17 +18451,17 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = eq, _raw_eq
     return _public, _raw
 
 
-def make_cuda_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def eq_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -18478,11 +18479,11 @@ def make_cuda_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -18493,7 +18494,7 @@ def make_cuda_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -18506,9 +18507,9 @@ def make_cuda_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_eq_(self, other):
@@ -18527,11 +18528,11 @@ def make_cuda_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -18542,7 +18543,7 @@ def make_cuda_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -18555,16 +18556,16 @@ def make_cuda_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = eq_, _raw_eq_
     return _public, _raw
 
 
-def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def ne(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -18622,18 +18623,18 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -18644,7 +18645,7 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -18657,10 +18658,10 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_ne(self, other, *, out=None):
@@ -18719,18 +18720,18 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -18741,7 +18742,7 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -18754,17 +18755,17 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = ne, _raw_ne
     return _public, _raw
 
 
-def make_cuda_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def ne_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -18782,11 +18783,11 @@ def make_cuda_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -18797,7 +18798,7 @@ def make_cuda_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -18810,9 +18811,9 @@ def make_cuda_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_ne_(self, other):
@@ -18831,11 +18832,11 @@ def make_cuda_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -18846,7 +18847,7 @@ def make_cuda_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -18859,16 +18860,16 @@ def make_cuda_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = ne_, _raw_ne_
     return _public, _raw
 
 
-def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def lt(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -18926,18 +18927,18 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -18948,7 +18949,7 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -18961,10 +18962,10 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_lt(self, other, *, out=None):
@@ -19023,18 +19024,18 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -19045,7 +19046,7 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -19058,17 +19059,17 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = lt, _raw_lt
     return _public, _raw
 
 
-def make_cuda_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def lt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -19086,11 +19087,11 @@ def make_cuda_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -19101,7 +19102,7 @@ def make_cuda_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -19114,9 +19115,9 @@ def make_cuda_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_lt_(self, other):
@@ -19135,11 +19136,11 @@ def make_cuda_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -19150,7 +19151,7 @@ def make_cuda_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -19163,16 +19164,16 @@ def make_cuda_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = lt_, _raw_lt_
     return _public, _raw
 
 
-def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def le(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -19230,18 +19231,18 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -19252,7 +19253,7 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -19265,10 +19266,10 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_le(self, other, *, out=None):
@@ -19327,18 +19328,18 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -19349,7 +19350,7 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -19362,17 +19363,17 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = le, _raw_le
     return _public, _raw
 
 
-def make_cuda_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def le_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -19390,11 +19391,11 @@ def make_cuda_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -19405,7 +19406,7 @@ def make_cuda_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -19418,9 +19419,9 @@ def make_cuda_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_le_(self, other):
@@ -19439,11 +19440,11 @@ def make_cuda_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -19454,7 +19455,7 @@ def make_cuda_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -19467,16 +19468,16 @@ def make_cuda_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = le_, _raw_le_
     return _public, _raw
 
 
-def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def gt(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -19534,18 +19535,18 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -19556,7 +19557,7 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -19569,10 +19570,10 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_gt(self, other, *, out=None):
@@ -19631,18 +19632,18 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -19653,7 +19654,7 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -19666,17 +19667,17 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = gt, _raw_gt
     return _public, _raw
 
 
-def make_cuda_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def gt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -19694,11 +19695,11 @@ def make_cuda_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -19709,7 +19710,7 @@ def make_cuda_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -19722,9 +19723,9 @@ def make_cuda_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_gt_(self, other):
@@ -19743,11 +19744,11 @@ def make_cuda_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -19758,7 +19759,7 @@ def make_cuda_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -19771,16 +19772,16 @@ def make_cuda_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = gt_, _raw_gt_
     return _public, _raw
 
 
-def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def ge(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -19838,18 +19839,18 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -19860,7 +19861,7 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -19873,10 +19874,10 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_ge(self, other, *, out=None):
@@ -19935,18 +19936,18 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -19957,7 +19958,7 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -19970,17 +19971,17 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = ge, _raw_ge
     return _public, _raw
 
 
-def make_cuda_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def ge_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -19998,11 +19999,11 @@ def make_cuda_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -20013,7 +20014,7 @@ def make_cuda_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20026,9 +20027,9 @@ def make_cuda_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_ge_(self, other):
@@ -20047,11 +20048,11 @@ def make_cuda_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -20062,7 +20063,7 @@ def make_cuda_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20075,16 +20076,16 @@ def make_cuda_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = ge_, _raw_ge_
     return _public, _raw
 
 
-def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_and(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -20142,18 +20143,18 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -20164,7 +20165,7 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20177,10 +20178,10 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logical_and(self, other, *, out=None):
@@ -20239,18 +20240,18 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -20261,7 +20262,7 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20274,17 +20275,17 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logical_and, _raw_logical_and
     return _public, _raw
 
 
-def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_and_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -20302,11 +20303,11 @@ def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -20317,7 +20318,7 @@ def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20330,9 +20331,9 @@ def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_logical_and_(self, other):
@@ -20351,11 +20352,11 @@ def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -20366,7 +20367,7 @@ def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20379,16 +20380,16 @@ def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = logical_and_, _raw_logical_and_
     return _public, _raw
 
 
-def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_or(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -20446,18 +20447,18 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -20468,7 +20469,7 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20481,10 +20482,10 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logical_or(self, other, *, out=None):
@@ -20543,18 +20544,18 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -20565,7 +20566,7 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20578,17 +20579,17 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logical_or, _raw_logical_or
     return _public, _raw
 
 
-def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_or_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -20606,11 +20607,11 @@ def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -20621,7 +20622,7 @@ def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20634,9 +20635,9 @@ def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_logical_or_(self, other):
@@ -20655,11 +20656,11 @@ def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -20670,7 +20671,7 @@ def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20683,16 +20684,16 @@ def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = logical_or_, _raw_logical_or_
     return _public, _raw
 
 
-def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_xor(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -20750,18 +20751,18 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -20772,7 +20773,7 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20785,10 +20786,10 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logical_xor(self, other, *, out=None):
@@ -20847,18 +20848,18 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -20869,7 +20870,7 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20882,17 +20883,17 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logical_xor, _raw_logical_xor
     return _public, _raw
 
 
-def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_xor_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -20910,11 +20911,11 @@ def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -20925,7 +20926,7 @@ def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20938,9 +20939,9 @@ def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_logical_xor_(self, other):
@@ -20959,11 +20960,11 @@ def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
             _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -20974,7 +20975,7 @@ def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -20987,16 +20988,16 @@ def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = logical_xor_, _raw_logical_xor_
     return _public, _raw
 
 
-def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def logical_not(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -21037,17 +21038,17 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21058,7 +21059,7 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -21071,10 +21072,10 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logical_not(self, *, out=None):
@@ -21116,17 +21117,17 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21137,7 +21138,7 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -21150,17 +21151,17 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logical_not, _raw_logical_not
     return _public, _raw
 
 
-def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def logical_not_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -21169,10 +21170,10 @@ def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -21184,7 +21185,7 @@ def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -21197,9 +21198,9 @@ def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_logical_not_(self):
@@ -21209,10 +21210,10 @@ def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -21224,7 +21225,7 @@ def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -21237,16 +21238,16 @@ def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwi
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = logical_not_, _raw_logical_not_
     return _public, _raw
 
 
-def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def matmul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -21289,18 +21290,18 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21311,7 +21312,7 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -21324,10 +21325,10 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_matmul(self, other, *, out=None):
@@ -21371,18 +21372,18 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21393,7 +21394,7 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -21406,17 +21407,17 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = matmul, _raw_matmul
     return _public, _raw
 
 
-def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def mm(self, mat2, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat2, ), {'out': out})
         if type(self) is _Class:
@@ -21459,18 +21460,18 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21481,7 +21482,7 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -21494,10 +21495,10 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_mm(self, mat2, *, out=None):
@@ -21541,18 +21542,18 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21563,7 +21564,7 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -21576,17 +21577,17 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = mm, _raw_mm
     return _public, _raw
 
 
-def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def bmm(self, mat2, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat2, ), {'out': out})
         if type(self) is _Class:
@@ -21629,18 +21630,18 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21651,7 +21652,7 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -21664,10 +21665,10 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_bmm(self, mat2, *, out=None):
@@ -21711,18 +21712,18 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21733,7 +21734,7 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -21746,17 +21747,17 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = bmm, _raw_bmm
     return _public, _raw
 
 
-def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def dot(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -21799,18 +21800,18 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21821,7 +21822,7 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -21834,10 +21835,10 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_dot(self, other, *, out=None):
@@ -21881,18 +21882,18 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21903,7 +21904,7 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -21916,17 +21917,17 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = dot, _raw_dot
     return _public, _raw
 
 
-def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def outer(self, vec2, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, vec2, ), {'out': out})
         if type(self) is _Class:
@@ -21969,18 +21970,18 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, vec2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, vec2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if vec2._storage[1] is _out_root: _check_pair(_name, 'out', out, vec2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21991,7 +21992,7 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -22004,10 +22005,10 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_outer(self, vec2, *, out=None):
@@ -22051,18 +22052,18 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, vec2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, vec2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if vec2._storage[1] is _out_root: _check_pair(_name, 'out', out, vec2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22073,7 +22074,7 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -22086,17 +22087,17 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = outer, _raw_outer
     return _public, _raw
 
 
-def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_beta, _default_alpha):
+def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_beta, _default_alpha):
     def addmm(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out})
         if type(self) is _Class:
@@ -22144,19 +22145,19 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat1, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat1, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat1._storage[1] is _out_root: _check_pair(_name, 'out', out, mat1, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat1._storage.root is _out_root: _check_pair(_name, 'out', out, mat1, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22167,7 +22168,7 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -22180,10 +22181,10 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_addmm(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha, out=None):
@@ -22232,19 +22233,19 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat1, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat1, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat1._storage[1] is _out_root: _check_pair(_name, 'out', out, mat1, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat1._storage.root is _out_root: _check_pair(_name, 'out', out, mat1, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22255,7 +22256,7 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -22268,17 +22269,17 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = addmm, _raw_addmm
     return _public, _raw
 
 
-def make_cuda_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_beta, _default_alpha):
+def make_cuda_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_beta, _default_alpha):
     def addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -22294,12 +22295,12 @@ def make_cuda_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
         _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (mat1, mat2, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (mat1, mat2, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if mat1._storage[1] is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _elementwise)
-            if mat2._storage[1] is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _elementwise)
+            _out_root = self._storage.root
+            if mat1._storage.root is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _out_may_be_input)
+            if mat2._storage.root is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -22310,7 +22311,7 @@ def make_cuda_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -22323,9 +22324,9 @@ def make_cuda_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
@@ -22342,12 +22343,12 @@ def make_cuda_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
         _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (mat1, mat2, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (mat1, mat2, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if mat1._storage[1] is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _elementwise)
-            if mat2._storage[1] is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _elementwise)
+            _out_root = self._storage.root
+            if mat1._storage.root is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _out_may_be_input)
+            if mat2._storage.root is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -22358,7 +22359,7 @@ def make_cuda_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -22371,16 +22372,16 @@ def make_cuda_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = addmm_, _raw_addmm_
     return _public, _raw
 
 
-def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
@@ -22420,17 +22421,17 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22441,7 +22442,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -22454,10 +22455,10 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
@@ -22498,17 +22499,17 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22519,7 +22520,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -22532,17 +22533,17 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sum, _raw_sum
     return _public, _raw
 
 
-def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
@@ -22582,17 +22583,17 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22603,7 +22604,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -22616,10 +22617,10 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
@@ -22660,17 +22661,17 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22681,7 +22682,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -22694,17 +22695,17 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = prod, _raw_prod
     return _public, _raw
 
 
-def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -22744,17 +22745,17 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22765,7 +22766,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -22778,10 +22779,10 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -22822,17 +22823,17 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22843,7 +22844,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -22856,17 +22857,17 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = amax, _raw_amax
     return _public, _raw
 
 
-def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -22906,17 +22907,17 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22927,7 +22928,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -22940,10 +22941,10 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -22984,17 +22985,17 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23005,7 +23006,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -23018,17 +23019,17 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = amin, _raw_amin
     return _public, _raw
 
 
-def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -23068,17 +23069,17 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23089,7 +23090,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -23102,10 +23103,10 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -23146,17 +23147,17 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23167,7 +23168,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -23180,17 +23181,17 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = argmax, _raw_argmax
     return _public, _raw
 
 
-def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -23230,17 +23231,17 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23251,7 +23252,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -23264,10 +23265,10 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -23308,17 +23309,17 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23329,7 +23330,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -23342,17 +23343,17 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = argmin, _raw_argmin
     return _public, _raw
 
 
-def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -23392,17 +23393,17 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23413,7 +23414,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -23426,10 +23427,10 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -23470,17 +23471,17 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23491,7 +23492,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -23504,17 +23505,17 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = all, _raw_all
     return _public, _raw
 
 
-def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -23554,17 +23555,17 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23575,7 +23576,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -23588,10 +23589,10 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -23632,17 +23633,17 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23653,7 +23654,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -23666,17 +23667,17 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = any, _raw_any
     return _public, _raw
 
 
-def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
@@ -23716,17 +23717,17 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23737,7 +23738,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -23750,10 +23751,10 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
@@ -23794,17 +23795,17 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23815,7 +23816,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -23828,17 +23829,17 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = mean, _raw_mean
     return _public, _raw
 
 
-def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
+def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
     def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if type(self) is _Class:
@@ -23878,17 +23879,17 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23899,7 +23900,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -23912,10 +23913,10 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
@@ -23956,17 +23957,17 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23977,7 +23978,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -23990,17 +23991,17 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = var, _raw_var
     return _public, _raw
 
 
-def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
+def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
     def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if type(self) is _Class:
@@ -24040,17 +24041,17 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24061,7 +24062,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -24074,10 +24075,10 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
@@ -24118,17 +24119,17 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24139,7 +24140,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -24152,17 +24153,17 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = std, _raw_std
     return _public, _raw
 
 
-def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
     def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -24202,17 +24203,17 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24223,7 +24224,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -24236,10 +24237,10 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -24280,17 +24281,17 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24301,7 +24302,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -24314,17 +24315,17 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logsumexp, _raw_logsumexp
     return _public, _raw
 
 
-def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def softmax(self, dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if type(self) is _Class:
@@ -24364,17 +24365,17 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24385,7 +24386,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -24398,10 +24399,10 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_softmax(self, dim, *, out=None):
@@ -24442,17 +24443,17 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24463,7 +24464,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -24476,17 +24477,17 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = softmax, _raw_softmax
     return _public, _raw
 
 
-def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def log_softmax(self, dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if type(self) is _Class:
@@ -24526,17 +24527,17 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24547,7 +24548,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -24560,10 +24561,10 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_log_softmax(self, dim, *, out=None):
@@ -24604,17 +24605,17 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24625,7 +24626,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -24638,17 +24639,17 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = log_softmax, _raw_log_softmax
     return _public, _raw
 
 
-def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def relu(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -24688,17 +24689,17 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24709,7 +24710,7 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -24722,10 +24723,10 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_relu(self, *, out=None):
@@ -24766,17 +24767,17 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24787,7 +24788,7 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -24800,17 +24801,17 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = relu, _raw_relu
     return _public, _raw
 
 
-def make_cuda_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_relu_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def relu_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
@@ -24818,10 +24819,10 @@ def make_cuda_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -24833,7 +24834,7 @@ def make_cuda_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -24846,9 +24847,9 @@ def make_cuda_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_relu_(self):
@@ -24857,10 +24858,10 @@ def make_cuda_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -24872,7 +24873,7 @@ def make_cuda_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -24885,16 +24886,16 @@ def make_cuda_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = relu_, _raw_relu_
     return _public, _raw
 
 
-def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_num_classes):
+def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_num_classes):
     def one_hot(self, num_classes=_default_num_classes, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, num_classes, ), {'out': out})
         if type(self) is _Class:
@@ -24934,17 +24935,17 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24955,7 +24956,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -24968,10 +24969,10 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_one_hot(self, num_classes=_default_num_classes, *, out=None):
@@ -25012,17 +25013,17 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25033,7 +25034,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -25046,17 +25047,17 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = one_hot, _raw_one_hot
     return _public, _raw
 
 
-def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def cross_entropy(input, target, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, target, ), {'out': out})
         if type(input) is _Class:
@@ -25099,18 +25100,18 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementw
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (input, target, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (input, target, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if input._storage[1] is _out_root: _check_pair(_name, 'out', out, input, _elementwise)
-            if target._storage[1] is _out_root: _check_pair(_name, 'out', out, target, _elementwise)
+            _out_root = out._storage.root
+            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
+            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25121,7 +25122,7 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementw
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -25134,10 +25135,10 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementw
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_cross_entropy(input, target, *, out=None):
@@ -25181,18 +25182,18 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementw
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (input, target, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (input, target, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if input._storage[1] is _out_root: _check_pair(_name, 'out', out, input, _elementwise)
-            if target._storage[1] is _out_root: _check_pair(_name, 'out', out, target, _elementwise)
+            _out_root = out._storage.root
+            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
+            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25203,7 +25204,7 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementw
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -25216,17 +25217,17 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementw
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = cross_entropy, _raw_cross_entropy
     return _public, _raw
 
 
-def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_output_size, _default_scale_factor):
+def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_output_size, _default_scale_factor):
     def upsample_nearest1d(self, output_size=_default_output_size, scale_factor=_default_scale_factor, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, output_size, scale_factor, ), {'out': out})
         if type(self) is _Class:
@@ -25266,17 +25267,17 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _ele
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25287,7 +25288,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _ele
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -25300,10 +25301,10 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _ele
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_upsample_nearest1d(self, output_size=_default_output_size, scale_factor=_default_scale_factor, *, out=None):
@@ -25344,17 +25345,17 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _ele
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25365,7 +25366,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _ele
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -25378,17 +25379,17 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _ele
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = upsample_nearest1d, _raw_upsample_nearest1d
     return _public, _raw
 
 
-def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def clone(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -25428,17 +25429,17 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25449,7 +25450,7 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -25462,10 +25463,10 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_clone(self, *, out=None):
@@ -25506,17 +25507,17 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25527,7 +25528,7 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -25540,17 +25541,17 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = clone, _raw_clone
     return _public, _raw
 
 
-def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class):
+def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def flip(self, dims, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dims, ), {'out': out})
         if type(self) is _Class:
@@ -25590,17 +25591,17 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25611,7 +25612,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -25624,10 +25625,10 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_flip(self, dims, *, out=None):
@@ -25668,17 +25669,17 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25689,7 +25690,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -25702,17 +25703,17 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = flip, _raw_flip
     return _public, _raw
 
 
-def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim):
+def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
     def cat(tensors, dim=_default_dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
@@ -25752,17 +25753,17 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            _check_overlap(_name, 'out', out, tensors, _elementwise)
+            _out_root = out._storage.root
+            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25773,7 +25774,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -25786,10 +25787,10 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_cat(tensors, dim=_default_dim, *, out=None):
@@ -25830,17 +25831,17 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            _check_overlap(_name, 'out', out, tensors, _elementwise)
+            _out_root = out._storage.root
+            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25851,7 +25852,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -25864,17 +25865,17 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = cat, _raw_cat
     return _public, _raw
 
 
-def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _KEY, _Class, _default_dim):
+def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
     def stack(tensors, dim=_default_dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
@@ -25914,17 +25915,17 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            _check_overlap(_name, 'out', out, tensors, _elementwise)
+            _out_root = out._storage.root
+            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25935,7 +25936,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -25948,10 +25949,10 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_stack(tensors, dim=_default_dim, *, out=None):
@@ -25992,17 +25993,17 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            _check_overlap(_name, 'out', out, tensors, _elementwise)
+            _out_root = out._storage.root
+            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -26013,7 +26014,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -26026,10 +26027,10 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = stack, _raw_stack

@@ -14,7 +14,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -47,6 +47,7 @@ _SCALARS = COMMON.get('_SCALARS')
 _set_out_array = COMMON.get('_set_out_array')
 _SPEC_DTYPES = COMMON.get('_SPEC_DTYPES')
 _SPEC_SHAPES = COMMON.get('_SPEC_SHAPES')
+_Storage = COMMON.get('_Storage')
 _swap_storage = COMMON.get('_swap_storage')
 _Tensor = COMMON.get('_Tensor')
 
@@ -143,93 +144,93 @@ FINGERPRINTS = {
     'make_view_contiguous': 'contiguous|view|0|self:00|0|None|_name,_op,_meta,_handlers',
     'make_view_split': 'split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
     'make_view_chunk': 'chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
-    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_default_alpha',
-    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_default_alpha',
-    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_default_alpha',
-    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last,_default_alpha',
-    'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_rounding_mode',
-    'make_div_': 'div|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_rounding_mode',
-    'make_remainder': 'remainder|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_remainder_': 'remainder|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_pow': 'pow|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_pow_': 'pow|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_neg': 'neg|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_neg_': 'neg|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_abs': 'abs|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_abs_': 'abs|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_exp': 'exp|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_exp_': 'exp|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_log': 'log|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_log_': 'log|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_sqrt': 'sqrt|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_sqrt_': 'sqrt|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_sin': 'sin|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_sin_': 'sin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_cos': 'cos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_cos_': 'cos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_tanh': 'tanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_tanh_': 'tanh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_sigmoid': 'sigmoid|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_sigmoid_': 'sigmoid|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_maximum': 'maximum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_maximum_': 'maximum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_minimum': 'minimum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_minimum_': 'minimum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_clamp': 'clamp|functional|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_min,_default_max',
-    'make_clamp_': 'clamp|inplace|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_min,_default_max',
-    'make_where': 'where|functional|None|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_eq': 'eq|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_eq_': 'eq|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_ne': 'ne|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_ne_': 'ne|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_lt': 'lt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_lt_': 'lt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_le': 'le|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_le_': 'le|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_gt': 'gt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_gt_': 'gt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_ge': 'ge|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_ge_': 'ge|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_logical_and': 'logical_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_logical_and_': 'logical_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_logical_or': 'logical_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_logical_or_': 'logical_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_logical_xor': 'logical_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_logical_xor_': 'logical_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_ONE,_meta_last',
-    'make_logical_not': 'logical_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_logical_not_': 'logical_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_meta_cache',
-    'make_matmul': 'matmul|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_mm': 'mm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_bmm': 'bmm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_dot': 'dot|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_outer': 'outer|functional|None|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_addmm': 'addmm|functional|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_beta,_default_alpha',
-    'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_beta,_default_alpha',
-    'make_sum': 'sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim,_default_dtype',
-    'make_prod': 'prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim,_default_dtype',
-    'make_amax': 'amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
-    'make_amin': 'amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
-    'make_argmax': 'argmax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
-    'make_argmin': 'argmin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
-    'make_all': 'all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
-    'make_any': 'any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
-    'make_mean': 'mean|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim,_default_dtype',
-    'make_var': 'var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim,_default_correction',
-    'make_std': 'std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim,_default_correction',
-    'make_logsumexp': 'logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim,_default_keepdim',
-    'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_relu': 'relu|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_relu_': 'relu|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_one_hot': 'one_hot|functional|None|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_num_classes',
-    'make_cross_entropy': 'cross_entropy|functional|None|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_upsample_nearest1d': 'upsample_nearest1d|functional|None|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_output_size,_default_scale_factor',
-    'make_clone': 'clone|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_flip': 'flip|functional|None|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists',
-    'make_cat': 'cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim',
-    'make_stack': 'stack|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_elementwise,_lists,_default_dim',
+    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
+    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
+    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
+    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
+    'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode',
+    'make_div_': 'div|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode',
+    'make_remainder': 'remainder|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_remainder_': 'remainder|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_pow': 'pow|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_pow_': 'pow|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_neg': 'neg|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_neg_': 'neg|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_abs': 'abs|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_abs_': 'abs|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_exp': 'exp|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_exp_': 'exp|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_log': 'log|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_log_': 'log|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_sqrt': 'sqrt|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_sqrt_': 'sqrt|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_sin': 'sin|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_sin_': 'sin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_cos': 'cos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_cos_': 'cos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_tanh': 'tanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_tanh_': 'tanh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_sigmoid': 'sigmoid|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_sigmoid_': 'sigmoid|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_maximum': 'maximum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_maximum_': 'maximum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_minimum': 'minimum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_minimum_': 'minimum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_clamp': 'clamp|functional|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max',
+    'make_clamp_': 'clamp|inplace|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max',
+    'make_where': 'where|functional|None|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_eq': 'eq|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_eq_': 'eq|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_ne': 'ne|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_ne_': 'ne|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_lt': 'lt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_lt_': 'lt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_le': 'le|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_le_': 'le|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_gt': 'gt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_gt_': 'gt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_ge': 'ge|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_ge_': 'ge|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logical_and': 'logical_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logical_and_': 'logical_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logical_or': 'logical_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logical_or_': 'logical_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logical_xor': 'logical_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logical_xor_': 'logical_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logical_not': 'logical_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_logical_not_': 'logical_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_matmul': 'matmul|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_mm': 'mm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_bmm': 'bmm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_dot': 'dot|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_outer': 'outer|functional|None|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_addmm': 'addmm|functional|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_beta,_default_alpha',
+    'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_beta,_default_alpha',
+    'make_sum': 'sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype',
+    'make_prod': 'prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype',
+    'make_amax': 'amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
+    'make_amin': 'amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
+    'make_argmax': 'argmax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
+    'make_argmin': 'argmin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
+    'make_all': 'all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
+    'make_any': 'any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
+    'make_mean': 'mean|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype',
+    'make_var': 'var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_correction',
+    'make_std': 'std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_correction',
+    'make_logsumexp': 'logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
+    'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_relu': 'relu|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_relu_': 'relu|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_one_hot': 'one_hot|functional|None|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_num_classes',
+    'make_cross_entropy': 'cross_entropy|functional|None|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_upsample_nearest1d': 'upsample_nearest1d|functional|None|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_output_size,_default_scale_factor',
+    'make_clone': 'clone|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_flip': 'flip|functional|None|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_cat': 'cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
+    'make_stack': 'stack|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
 }
 
 
@@ -505,7 +506,7 @@ def make_view_chunk(*, _name, _op, _meta, _handlers, _default_dim):
     return _public, _raw
 
 
-def make_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _default_alpha):
+def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _default_alpha):
     def add(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if isinstance(self, _Tensor):
@@ -564,18 +565,18 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -586,7 +587,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -599,10 +600,10 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_add(self, other, *, alpha=_default_alpha, out=None):
@@ -662,18 +663,18 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -684,7 +685,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -697,17 +698,17 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = add, _raw_add
     return _public, _raw
 
 
-def make_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _default_alpha):
+def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _default_alpha):
     def add_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -726,11 +727,11 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -741,7 +742,7 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -754,9 +755,9 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_add_(self, other, *, alpha=_default_alpha):
@@ -776,11 +777,11 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -791,7 +792,7 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -804,16 +805,16 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = add_, _raw_add_
     return _public, _raw
 
 
-def make_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _default_alpha):
+def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _default_alpha):
     def sub(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if isinstance(self, _Tensor):
@@ -872,18 +873,18 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -894,7 +895,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -907,10 +908,10 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sub(self, other, *, alpha=_default_alpha, out=None):
@@ -970,18 +971,18 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -992,7 +993,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1005,17 +1006,17 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sub, _raw_sub
     return _public, _raw
 
 
-def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last, _default_alpha):
+def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _default_alpha):
     def sub_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -1034,11 +1035,11 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1049,7 +1050,7 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1062,9 +1063,9 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_sub_(self, other, *, alpha=_default_alpha):
@@ -1084,11 +1085,11 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1099,7 +1100,7 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1112,16 +1113,16 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = sub_, _raw_sub_
     return _public, _raw
 
 
-def make_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def mul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -1179,18 +1180,18 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -1201,7 +1202,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1214,10 +1215,10 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_mul(self, other, *, out=None):
@@ -1276,18 +1277,18 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -1298,7 +1299,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1311,17 +1312,17 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = mul, _raw_mul
     return _public, _raw
 
 
-def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def mul_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -1339,11 +1340,11 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1354,7 +1355,7 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1367,9 +1368,9 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_mul_(self, other):
@@ -1388,11 +1389,11 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1403,7 +1404,7 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1416,16 +1417,16 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = mul_, _raw_mul_
     return _public, _raw
 
 
-def make_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_rounding_mode):
+def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_rounding_mode):
     def div(self, other, *, rounding_mode=_default_rounding_mode, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out})
         if isinstance(self, _Tensor):
@@ -1479,18 +1480,18 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -1501,7 +1502,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1514,10 +1515,10 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_div(self, other, *, rounding_mode=_default_rounding_mode, out=None):
@@ -1572,18 +1573,18 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -1594,7 +1595,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1607,17 +1608,17 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = div, _raw_div
     return _public, _raw
 
 
-def make_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_rounding_mode):
+def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_rounding_mode):
     def div_(self, other, *, rounding_mode=_default_rounding_mode):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -1631,11 +1632,11 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1646,7 +1647,7 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1659,9 +1660,9 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_div_(self, other, *, rounding_mode=_default_rounding_mode):
@@ -1676,11 +1677,11 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1691,7 +1692,7 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1704,16 +1705,16 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = div_, _raw_div_
     return _public, _raw
 
 
-def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def remainder(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -1771,18 +1772,18 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -1793,7 +1794,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1806,10 +1807,10 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_remainder(self, other, *, out=None):
@@ -1868,18 +1869,18 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -1890,7 +1891,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1903,17 +1904,17 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = remainder, _raw_remainder
     return _public, _raw
 
 
-def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def remainder_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -1931,11 +1932,11 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1946,7 +1947,7 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -1959,9 +1960,9 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_remainder_(self, other):
@@ -1980,11 +1981,11 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -1995,7 +1996,7 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2008,16 +2009,16 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = remainder_, _raw_remainder_
     return _public, _raw
 
 
-def make_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def pow(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -2071,18 +2072,18 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2093,7 +2094,7 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2106,10 +2107,10 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_pow(self, other, *, out=None):
@@ -2164,18 +2165,18 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2186,7 +2187,7 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2199,17 +2200,17 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = pow, _raw_pow
     return _public, _raw
 
 
-def make_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_pow_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def pow_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -2223,11 +2224,11 @@ def make_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
         _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -2238,7 +2239,7 @@ def make_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2251,9 +2252,9 @@ def make_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_pow_(self, other):
@@ -2268,11 +2269,11 @@ def make_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
         _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -2283,7 +2284,7 @@ def make_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2296,16 +2297,16 @@ def make_pow_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = pow_, _raw_pow_
     return _public, _raw
 
 
-def make_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def neg(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -2346,17 +2347,17 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2367,7 +2368,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2380,10 +2381,10 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_neg(self, *, out=None):
@@ -2425,17 +2426,17 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2446,7 +2447,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2459,17 +2460,17 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = neg, _raw_neg
     return _public, _raw
 
 
-def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def neg_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -2478,10 +2479,10 @@ def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -2493,7 +2494,7 @@ def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2506,9 +2507,9 @@ def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_neg_(self):
@@ -2518,10 +2519,10 @@ def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -2533,7 +2534,7 @@ def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2546,16 +2547,16 @@ def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = neg_, _raw_neg_
     return _public, _raw
 
 
-def make_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def abs(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -2596,17 +2597,17 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2617,7 +2618,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2630,10 +2631,10 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_abs(self, *, out=None):
@@ -2675,17 +2676,17 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2696,7 +2697,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2709,17 +2710,17 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = abs, _raw_abs
     return _public, _raw
 
 
-def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def abs_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -2728,10 +2729,10 @@ def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -2743,7 +2744,7 @@ def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2756,9 +2757,9 @@ def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_abs_(self):
@@ -2768,10 +2769,10 @@ def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -2783,7 +2784,7 @@ def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2796,16 +2797,16 @@ def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = abs_, _raw_abs_
     return _public, _raw
 
 
-def make_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def exp(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -2846,17 +2847,17 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2867,7 +2868,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2880,10 +2881,10 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_exp(self, *, out=None):
@@ -2925,17 +2926,17 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -2946,7 +2947,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -2959,17 +2960,17 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = exp, _raw_exp
     return _public, _raw
 
 
-def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def exp_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -2978,10 +2979,10 @@ def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -2993,7 +2994,7 @@ def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3006,9 +3007,9 @@ def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_exp_(self):
@@ -3018,10 +3019,10 @@ def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3033,7 +3034,7 @@ def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3046,16 +3047,16 @@ def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = exp_, _raw_exp_
     return _public, _raw
 
 
-def make_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def log(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -3096,17 +3097,17 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3117,7 +3118,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3130,10 +3131,10 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_log(self, *, out=None):
@@ -3175,17 +3176,17 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3196,7 +3197,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3209,17 +3210,17 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = log, _raw_log
     return _public, _raw
 
 
-def make_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def log_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -3228,10 +3229,10 @@ def make_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3243,7 +3244,7 @@ def make_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3256,9 +3257,9 @@ def make_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_log_(self):
@@ -3268,10 +3269,10 @@ def make_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3283,7 +3284,7 @@ def make_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3296,16 +3297,16 @@ def make_log_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = log_, _raw_log_
     return _public, _raw
 
 
-def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def sqrt(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -3346,17 +3347,17 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3367,7 +3368,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3380,10 +3381,10 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sqrt(self, *, out=None):
@@ -3425,17 +3426,17 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3446,7 +3447,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3459,17 +3460,17 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sqrt, _raw_sqrt
     return _public, _raw
 
 
-def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def sqrt_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -3478,10 +3479,10 @@ def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3493,7 +3494,7 @@ def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3506,9 +3507,9 @@ def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_sqrt_(self):
@@ -3518,10 +3519,10 @@ def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3533,7 +3534,7 @@ def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3546,16 +3547,16 @@ def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = sqrt_, _raw_sqrt_
     return _public, _raw
 
 
-def make_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def sin(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -3596,17 +3597,17 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3617,7 +3618,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3630,10 +3631,10 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sin(self, *, out=None):
@@ -3675,17 +3676,17 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3696,7 +3697,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3709,17 +3710,17 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sin, _raw_sin
     return _public, _raw
 
 
-def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def sin_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -3728,10 +3729,10 @@ def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3743,7 +3744,7 @@ def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3756,9 +3757,9 @@ def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_sin_(self):
@@ -3768,10 +3769,10 @@ def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3783,7 +3784,7 @@ def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3796,16 +3797,16 @@ def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = sin_, _raw_sin_
     return _public, _raw
 
 
-def make_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def cos(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -3846,17 +3847,17 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3867,7 +3868,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3880,10 +3881,10 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_cos(self, *, out=None):
@@ -3925,17 +3926,17 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -3946,7 +3947,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -3959,17 +3960,17 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _m
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = cos, _raw_cos
     return _public, _raw
 
 
-def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def cos_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -3978,10 +3979,10 @@ def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -3993,7 +3994,7 @@ def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4006,9 +4007,9 @@ def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_cos_(self):
@@ -4018,10 +4019,10 @@ def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -4033,7 +4034,7 @@ def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4046,16 +4047,16 @@ def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = cos_, _raw_cos_
     return _public, _raw
 
 
-def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def tanh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -4096,17 +4097,17 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4117,7 +4118,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4130,10 +4131,10 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_tanh(self, *, out=None):
@@ -4175,17 +4176,17 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4196,7 +4197,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4209,17 +4210,17 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = tanh, _raw_tanh
     return _public, _raw
 
 
-def make_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_tanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def tanh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -4228,10 +4229,10 @@ def make_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -4243,7 +4244,7 @@ def make_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4256,9 +4257,9 @@ def make_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_tanh_(self):
@@ -4268,10 +4269,10 @@ def make_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -4283,7 +4284,7 @@ def make_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4296,16 +4297,16 @@ def make_tanh_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = tanh_, _raw_tanh_
     return _public, _raw
 
 
-def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def sigmoid(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -4345,17 +4346,17 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4366,7 +4367,7 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4379,10 +4380,10 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sigmoid(self, *, out=None):
@@ -4423,17 +4424,17 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4444,7 +4445,7 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4457,17 +4458,17 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sigmoid, _raw_sigmoid
     return _public, _raw
 
 
-def make_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def sigmoid_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -4475,10 +4476,10 @@ def make_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -4490,7 +4491,7 @@ def make_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4503,9 +4504,9 @@ def make_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_sigmoid_(self):
@@ -4514,10 +4515,10 @@ def make_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
         _spec = _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -4529,7 +4530,7 @@ def make_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4542,16 +4543,16 @@ def make_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = sigmoid_, _raw_sigmoid_
     return _public, _raw
 
 
-def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def maximum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -4609,18 +4610,18 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4631,7 +4632,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4644,10 +4645,10 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_maximum(self, other, *, out=None):
@@ -4706,18 +4707,18 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4728,7 +4729,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4741,17 +4742,17 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = maximum, _raw_maximum
     return _public, _raw
 
 
-def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def maximum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -4769,11 +4770,11 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -4784,7 +4785,7 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4797,9 +4798,9 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_maximum_(self, other):
@@ -4818,11 +4819,11 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -4833,7 +4834,7 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4846,16 +4847,16 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = maximum_, _raw_maximum_
     return _public, _raw
 
 
-def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def minimum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -4913,18 +4914,18 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -4935,7 +4936,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -4948,10 +4949,10 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_minimum(self, other, *, out=None):
@@ -5010,18 +5011,18 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5032,7 +5033,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5045,17 +5046,17 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = minimum, _raw_minimum
     return _public, _raw
 
 
-def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def minimum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -5073,11 +5074,11 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -5088,7 +5089,7 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5101,9 +5102,9 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_minimum_(self, other):
@@ -5122,11 +5123,11 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -5137,7 +5138,7 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5150,16 +5151,16 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _list
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = minimum_, _raw_minimum_
     return _public, _raw
 
 
-def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_min, _default_max):
+def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_min, _default_max):
     def clamp(self, min=_default_min, max=_default_max, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, min, max, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -5207,19 +5208,19 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, min, max, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, min, max, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if isinstance(min, _Tensor) and min._storage[1] is _out_root: _check_pair(_name, 'out', out, min, _elementwise)
-            if isinstance(max, _Tensor) and max._storage[1] is _out_root: _check_pair(_name, 'out', out, max, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if isinstance(min, _Tensor) and min._storage.root is _out_root: _check_pair(_name, 'out', out, min, _out_may_be_input)
+            if isinstance(max, _Tensor) and max._storage.root is _out_root: _check_pair(_name, 'out', out, max, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5230,7 +5231,7 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5243,10 +5244,10 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_clamp(self, min=_default_min, max=_default_max, *, out=None):
@@ -5295,19 +5296,19 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, min, max, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, min, max, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if isinstance(min, _Tensor) and min._storage[1] is _out_root: _check_pair(_name, 'out', out, min, _elementwise)
-            if isinstance(max, _Tensor) and max._storage[1] is _out_root: _check_pair(_name, 'out', out, max, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if isinstance(min, _Tensor) and min._storage.root is _out_root: _check_pair(_name, 'out', out, min, _out_may_be_input)
+            if isinstance(max, _Tensor) and max._storage.root is _out_root: _check_pair(_name, 'out', out, max, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5318,7 +5319,7 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5331,17 +5332,17 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = clamp, _raw_clamp
     return _public, _raw
 
 
-def make_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_min, _default_max):
+def make_clamp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_min, _default_max):
     def clamp_(self, min=_default_min, max=_default_max):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, min, max, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -5357,12 +5358,12 @@ def make_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
         _spec = _meta(self, min, max)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (min, max, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (min, max, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if isinstance(min, _Tensor) and min._storage[1] is _out_root and min is not self: _check_pair(_name, 'self', self, min, _elementwise)
-            if isinstance(max, _Tensor) and max._storage[1] is _out_root and max is not self: _check_pair(_name, 'self', self, max, _elementwise)
+            _out_root = self._storage.root
+            if isinstance(min, _Tensor) and min._storage.root is _out_root and min is not self: _check_pair(_name, 'self', self, min, _out_may_be_input)
+            if isinstance(max, _Tensor) and max._storage.root is _out_root and max is not self: _check_pair(_name, 'self', self, max, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -5373,7 +5374,7 @@ def make_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5386,9 +5387,9 @@ def make_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_clamp_(self, min=_default_min, max=_default_max):
@@ -5405,12 +5406,12 @@ def make_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
         _spec = _meta(self, min, max)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (min, max, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (min, max, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if isinstance(min, _Tensor) and min._storage[1] is _out_root and min is not self: _check_pair(_name, 'self', self, min, _elementwise)
-            if isinstance(max, _Tensor) and max._storage[1] is _out_root and max is not self: _check_pair(_name, 'self', self, max, _elementwise)
+            _out_root = self._storage.root
+            if isinstance(min, _Tensor) and min._storage.root is _out_root and min is not self: _check_pair(_name, 'self', self, min, _out_may_be_input)
+            if isinstance(max, _Tensor) and max._storage.root is _out_root and max is not self: _check_pair(_name, 'self', self, max, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -5421,7 +5422,7 @@ def make_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5434,16 +5435,16 @@ def make_clamp_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = clamp_, _raw_clamp_
     return _public, _raw
 
 
-def make_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def where(condition, self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (condition, self, other, ), {'out': out})
         if isinstance(condition, _Tensor):
@@ -5495,19 +5496,19 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (condition, self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (condition, self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if condition._storage[1] is _out_root: _check_pair(_name, 'out', out, condition, _elementwise)
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if condition._storage.root is _out_root: _check_pair(_name, 'out', out, condition, _out_may_be_input)
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5518,7 +5519,7 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5531,10 +5532,10 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_where(condition, self, other, *, out=None):
@@ -5587,19 +5588,19 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (condition, self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (condition, self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if condition._storage[1] is _out_root: _check_pair(_name, 'out', out, condition, _elementwise)
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if condition._storage.root is _out_root: _check_pair(_name, 'out', out, condition, _out_may_be_input)
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5610,7 +5611,7 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5623,17 +5624,17 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = where, _raw_where
     return _public, _raw
 
 
-def make_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def eq(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -5691,18 +5692,18 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5713,7 +5714,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5726,10 +5727,10 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_eq(self, other, *, out=None):
@@ -5788,18 +5789,18 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -5810,7 +5811,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5823,17 +5824,17 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = eq, _raw_eq
     return _public, _raw
 
 
-def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def eq_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -5851,11 +5852,11 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -5866,7 +5867,7 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5879,9 +5880,9 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_eq_(self, other):
@@ -5900,11 +5901,11 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -5915,7 +5916,7 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -5928,16 +5929,16 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = eq_, _raw_eq_
     return _public, _raw
 
 
-def make_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def ne(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -5995,18 +5996,18 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6017,7 +6018,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6030,10 +6031,10 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_ne(self, other, *, out=None):
@@ -6092,18 +6093,18 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6114,7 +6115,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6127,17 +6128,17 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = ne, _raw_ne
     return _public, _raw
 
 
-def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def ne_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -6155,11 +6156,11 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -6170,7 +6171,7 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6183,9 +6184,9 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_ne_(self, other):
@@ -6204,11 +6205,11 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -6219,7 +6220,7 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6232,16 +6233,16 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = ne_, _raw_ne_
     return _public, _raw
 
 
-def make_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def lt(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -6299,18 +6300,18 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6321,7 +6322,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6334,10 +6335,10 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_lt(self, other, *, out=None):
@@ -6396,18 +6397,18 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6418,7 +6419,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6431,17 +6432,17 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = lt, _raw_lt
     return _public, _raw
 
 
-def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def lt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -6459,11 +6460,11 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -6474,7 +6475,7 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6487,9 +6488,9 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_lt_(self, other):
@@ -6508,11 +6509,11 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -6523,7 +6524,7 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6536,16 +6537,16 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = lt_, _raw_lt_
     return _public, _raw
 
 
-def make_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def le(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -6603,18 +6604,18 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6625,7 +6626,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6638,10 +6639,10 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_le(self, other, *, out=None):
@@ -6700,18 +6701,18 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6722,7 +6723,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6735,17 +6736,17 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = le, _raw_le
     return _public, _raw
 
 
-def make_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def le_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -6763,11 +6764,11 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -6778,7 +6779,7 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6791,9 +6792,9 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_le_(self, other):
@@ -6812,11 +6813,11 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -6827,7 +6828,7 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6840,16 +6841,16 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = le_, _raw_le_
     return _public, _raw
 
 
-def make_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def gt(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -6907,18 +6908,18 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -6929,7 +6930,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -6942,10 +6943,10 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_gt(self, other, *, out=None):
@@ -7004,18 +7005,18 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7026,7 +7027,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7039,17 +7040,17 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = gt, _raw_gt
     return _public, _raw
 
 
-def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def gt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -7067,11 +7068,11 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -7082,7 +7083,7 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7095,9 +7096,9 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_gt_(self, other):
@@ -7116,11 +7117,11 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -7131,7 +7132,7 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7144,16 +7145,16 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = gt_, _raw_gt_
     return _public, _raw
 
 
-def make_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def ge(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -7211,18 +7212,18 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7233,7 +7234,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7246,10 +7247,10 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_ge(self, other, *, out=None):
@@ -7308,18 +7309,18 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7330,7 +7331,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7343,17 +7344,17 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ON
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = ge, _raw_ge
     return _public, _raw
 
 
-def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def ge_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -7371,11 +7372,11 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -7386,7 +7387,7 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7399,9 +7400,9 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_ge_(self, other):
@@ -7420,11 +7421,11 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -7435,7 +7436,7 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7448,16 +7449,16 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _O
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = ge_, _raw_ge_
     return _public, _raw
 
 
-def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def logical_and(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -7515,18 +7516,18 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7537,7 +7538,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7550,10 +7551,10 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logical_and(self, other, *, out=None):
@@ -7612,18 +7613,18 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7634,7 +7635,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7647,17 +7648,17 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logical_and, _raw_logical_and
     return _public, _raw
 
 
-def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def logical_and_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -7675,11 +7676,11 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -7690,7 +7691,7 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7703,9 +7704,9 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_logical_and_(self, other):
@@ -7724,11 +7725,11 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -7739,7 +7740,7 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7752,16 +7753,16 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = logical_and_, _raw_logical_and_
     return _public, _raw
 
 
-def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def logical_or(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -7819,18 +7820,18 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7841,7 +7842,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7854,10 +7855,10 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logical_or(self, other, *, out=None):
@@ -7916,18 +7917,18 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -7938,7 +7939,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -7951,17 +7952,17 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logical_or, _raw_logical_or
     return _public, _raw
 
 
-def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def logical_or_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -7979,11 +7980,11 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -7994,7 +7995,7 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8007,9 +8008,9 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_logical_or_(self, other):
@@ -8028,11 +8029,11 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -8043,7 +8044,7 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8056,16 +8057,16 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = logical_or_, _raw_logical_or_
     return _public, _raw
 
 
-def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def logical_xor(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8123,18 +8124,18 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8145,7 +8146,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8158,10 +8159,10 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logical_xor(self, other, *, out=None):
@@ -8220,18 +8221,18 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if _self_is_tensor and self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if _other_is_tensor and other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8242,7 +8243,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8255,17 +8256,17 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logical_xor, _raw_logical_xor
     return _public, _raw
 
 
-def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _ONE, _meta_last):
+def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def logical_xor_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -8283,11 +8284,11 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -8298,7 +8299,7 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8311,9 +8312,9 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_logical_xor_(self, other):
@@ -8332,11 +8333,11 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (other, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if _other_is_tensor and other._storage[1] is _out_root and other is not self: _check_pair(_name, 'self', self, other, _elementwise)
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -8347,7 +8348,7 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8360,16 +8361,16 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = logical_xor_, _raw_logical_xor_
     return _public, _raw
 
 
-def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def logical_not(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8410,17 +8411,17 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8431,7 +8432,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8444,10 +8445,10 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logical_not(self, *, out=None):
@@ -8489,17 +8490,17 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8510,7 +8511,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8523,17 +8524,17 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logical_not, _raw_logical_not
     return _public, _raw
 
 
-def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _meta_cache):
+def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def logical_not_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -8542,10 +8543,10 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -8557,7 +8558,7 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8570,9 +8571,9 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_logical_not_(self):
@@ -8582,10 +8583,10 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -8597,7 +8598,7 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8610,16 +8611,16 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = logical_not_, _raw_logical_not_
     return _public, _raw
 
 
-def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def matmul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8662,18 +8663,18 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8684,7 +8685,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists)
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8697,10 +8698,10 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists)
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_matmul(self, other, *, out=None):
@@ -8744,18 +8745,18 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8766,7 +8767,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists)
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8779,17 +8780,17 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists)
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = matmul, _raw_matmul
     return _public, _raw
 
 
-def make_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def mm(self, mat2, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat2, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8832,18 +8833,18 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8854,7 +8855,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8867,10 +8868,10 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_mm(self, mat2, *, out=None):
@@ -8914,18 +8915,18 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8936,7 +8937,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -8949,17 +8950,17 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = mm, _raw_mm
     return _public, _raw
 
 
-def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def bmm(self, mat2, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat2, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -9002,18 +9003,18 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9024,7 +9025,7 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9037,10 +9038,10 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_bmm(self, mat2, *, out=None):
@@ -9084,18 +9085,18 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9106,7 +9107,7 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9119,17 +9120,17 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = bmm, _raw_bmm
     return _public, _raw
 
 
-def make_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def dot(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -9172,18 +9173,18 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9194,7 +9195,7 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9207,10 +9208,10 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_dot(self, other, *, out=None):
@@ -9254,18 +9255,18 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if other._storage[1] is _out_root: _check_pair(_name, 'out', out, other, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9276,7 +9277,7 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9289,17 +9290,17 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = dot, _raw_dot
     return _public, _raw
 
 
-def make_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def outer(self, vec2, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, vec2, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -9342,18 +9343,18 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, vec2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, vec2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if vec2._storage[1] is _out_root: _check_pair(_name, 'out', out, vec2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9364,7 +9365,7 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9377,10 +9378,10 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_outer(self, vec2, *, out=None):
@@ -9424,18 +9425,18 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, vec2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, vec2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if vec2._storage[1] is _out_root: _check_pair(_name, 'out', out, vec2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9446,7 +9447,7 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9459,17 +9460,17 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = outer, _raw_outer
     return _public, _raw
 
 
-def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_beta, _default_alpha):
+def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_beta, _default_alpha):
     def addmm(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out})
         if isinstance(self, _Tensor):
@@ -9517,19 +9518,19 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat1, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat1, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat1._storage[1] is _out_root: _check_pair(_name, 'out', out, mat1, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat1._storage.root is _out_root: _check_pair(_name, 'out', out, mat1, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9540,7 +9541,7 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9553,10 +9554,10 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_addmm(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha, out=None):
@@ -9605,19 +9606,19 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, mat1, mat2, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, mat1, mat2, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
-            if mat1._storage[1] is _out_root: _check_pair(_name, 'out', out, mat1, _elementwise)
-            if mat2._storage[1] is _out_root: _check_pair(_name, 'out', out, mat2, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if mat1._storage.root is _out_root: _check_pair(_name, 'out', out, mat1, _out_may_be_input)
+            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9628,7 +9629,7 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9641,17 +9642,17 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = addmm, _raw_addmm
     return _public, _raw
 
 
-def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_beta, _default_alpha):
+def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_beta, _default_alpha):
     def addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -9667,12 +9668,12 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
         _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (mat1, mat2, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (mat1, mat2, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if mat1._storage[1] is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _elementwise)
-            if mat2._storage[1] is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _elementwise)
+            _out_root = self._storage.root
+            if mat1._storage.root is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _out_may_be_input)
+            if mat2._storage.root is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -9683,7 +9684,7 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9696,9 +9697,9 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
@@ -9715,12 +9716,12 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
         _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (mat1, mat2, ), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (mat1, mat2, ), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
-            if mat1._storage[1] is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _elementwise)
-            if mat2._storage[1] is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _elementwise)
+            _out_root = self._storage.root
+            if mat1._storage.root is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _out_may_be_input)
+            if mat2._storage.root is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
@@ -9731,7 +9732,7 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9744,16 +9745,16 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = addmm_, _raw_addmm_
     return _public, _raw
 
 
-def make_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim, _default_keepdim, _default_dtype):
+def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_dtype):
     def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
@@ -9793,17 +9794,17 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9814,7 +9815,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9827,10 +9828,10 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
@@ -9871,17 +9872,17 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9892,7 +9893,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9905,17 +9906,17 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = sum, _raw_sum
     return _public, _raw
 
 
-def make_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim, _default_keepdim, _default_dtype):
+def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_dtype):
     def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
@@ -9955,17 +9956,17 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9976,7 +9977,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -9989,10 +9990,10 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
@@ -10033,17 +10034,17 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10054,7 +10055,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10067,17 +10068,17 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = prod, _raw_prod
     return _public, _raw
 
 
-def make_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim, _default_keepdim):
+def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
     def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -10117,17 +10118,17 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10138,7 +10139,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10151,10 +10152,10 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -10195,17 +10196,17 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10216,7 +10217,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10229,17 +10230,17 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = amax, _raw_amax
     return _public, _raw
 
 
-def make_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim, _default_keepdim):
+def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
     def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -10279,17 +10280,17 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10300,7 +10301,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10313,10 +10314,10 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -10357,17 +10358,17 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10378,7 +10379,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10391,17 +10392,17 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = amin, _raw_amin
     return _public, _raw
 
 
-def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim, _default_keepdim):
+def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
     def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -10441,17 +10442,17 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10462,7 +10463,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10475,10 +10476,10 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -10519,17 +10520,17 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10540,7 +10541,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10553,17 +10554,17 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = argmax, _raw_argmax
     return _public, _raw
 
 
-def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim, _default_keepdim):
+def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
     def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -10603,17 +10604,17 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10624,7 +10625,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10637,10 +10638,10 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -10681,17 +10682,17 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10702,7 +10703,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10715,17 +10716,17 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = argmin, _raw_argmin
     return _public, _raw
 
 
-def make_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim, _default_keepdim):
+def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
     def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -10765,17 +10766,17 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10786,7 +10787,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10799,10 +10800,10 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -10843,17 +10844,17 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10864,7 +10865,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10877,17 +10878,17 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = all, _raw_all
     return _public, _raw
 
 
-def make_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim, _default_keepdim):
+def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
     def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -10927,17 +10928,17 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10948,7 +10949,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -10961,10 +10962,10 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -11005,17 +11006,17 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11026,7 +11027,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11039,17 +11040,17 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = any, _raw_any
     return _public, _raw
 
 
-def make_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim, _default_keepdim, _default_dtype):
+def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_dtype):
     def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
@@ -11089,17 +11090,17 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11110,7 +11111,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11123,10 +11124,10 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
@@ -11167,17 +11168,17 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11188,7 +11189,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11201,17 +11202,17 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = mean, _raw_mean
     return _public, _raw
 
 
-def make_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim, _default_keepdim, _default_correction):
+def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_correction):
     def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if isinstance(self, _Tensor):
@@ -11251,17 +11252,17 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11272,7 +11273,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11285,10 +11286,10 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
@@ -11329,17 +11330,17 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11350,7 +11351,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11363,17 +11364,17 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = var, _raw_var
     return _public, _raw
 
 
-def make_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim, _default_keepdim, _default_correction):
+def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_correction):
     def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if isinstance(self, _Tensor):
@@ -11413,17 +11414,17 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11434,7 +11435,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11447,10 +11448,10 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
@@ -11491,17 +11492,17 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11512,7 +11513,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11525,17 +11526,17 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = std, _raw_std
     return _public, _raw
 
 
-def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim, _default_keepdim):
+def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
     def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -11575,17 +11576,17 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11596,7 +11597,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11609,10 +11610,10 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
@@ -11653,17 +11654,17 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11674,7 +11675,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11687,17 +11688,17 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = logsumexp, _raw_logsumexp
     return _public, _raw
 
 
-def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def softmax(self, dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -11737,17 +11738,17 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11758,7 +11759,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11771,10 +11772,10 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_softmax(self, dim, *, out=None):
@@ -11815,17 +11816,17 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11836,7 +11837,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11849,17 +11850,17 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = softmax, _raw_softmax
     return _public, _raw
 
 
-def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def log_softmax(self, dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -11899,17 +11900,17 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11920,7 +11921,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -11933,10 +11934,10 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_log_softmax(self, dim, *, out=None):
@@ -11977,17 +11978,17 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11998,7 +11999,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12011,17 +12012,17 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = log_softmax, _raw_log_softmax
     return _public, _raw
 
 
-def make_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def relu(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -12061,17 +12062,17 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12082,7 +12083,7 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12095,10 +12096,10 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_relu(self, *, out=None):
@@ -12139,17 +12140,17 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12160,7 +12161,7 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12173,17 +12174,17 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = relu, _raw_relu
     return _public, _raw
 
 
-def make_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_relu_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def relu_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
@@ -12191,10 +12192,10 @@ def make_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
         _spec = _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -12206,7 +12207,7 @@ def make_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12219,9 +12220,9 @@ def make_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     def _raw_relu_(self):
@@ -12230,10 +12231,10 @@ def make_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
         _spec = _meta(self)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._wok:
-            _prepare_inplace(_name, self, _spec, (), _elementwise)
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
         else:
-            _out_root = self._storage[1]
+            _out_root = self._storage.root
             pass
         if _device._guard is None:
             if _handler is not _META_ONLY:
@@ -12245,7 +12246,7 @@ def make_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'self', self)
                     raise
                 except (Warning, FloatingPointError):
-                    self._storage[0] += 1
+                    self._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12258,16 +12259,16 @@ def make_relu_(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'self', self)
                         raise
                     except (Warning, FloatingPointError):
-                        self._storage[0] += 1
+                        self._storage.version += 1
                         raise
-        self._storage[0] += 1
+        self._storage.version += 1
         return self
 
     _public, _raw = relu_, _raw_relu_
     return _public, _raw
 
 
-def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_num_classes):
+def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_num_classes):
     def one_hot(self, num_classes=_default_num_classes, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, num_classes, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -12307,17 +12308,17 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12328,7 +12329,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12341,10 +12342,10 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_one_hot(self, num_classes=_default_num_classes, *, out=None):
@@ -12385,17 +12386,17 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12406,7 +12407,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12419,17 +12420,17 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = one_hot, _raw_one_hot
     return _public, _raw
 
 
-def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def cross_entropy(input, target, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, target, ), {'out': out})
         if isinstance(input, _Tensor):
@@ -12472,18 +12473,18 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (input, target, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (input, target, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if input._storage[1] is _out_root: _check_pair(_name, 'out', out, input, _elementwise)
-            if target._storage[1] is _out_root: _check_pair(_name, 'out', out, target, _elementwise)
+            _out_root = out._storage.root
+            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
+            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12494,7 +12495,7 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12507,10 +12508,10 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_cross_entropy(input, target, *, out=None):
@@ -12554,18 +12555,18 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (input, target, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (input, target, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if input._storage[1] is _out_root: _check_pair(_name, 'out', out, input, _elementwise)
-            if target._storage[1] is _out_root: _check_pair(_name, 'out', out, target, _elementwise)
+            _out_root = out._storage.root
+            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
+            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12576,7 +12577,7 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12589,17 +12590,17 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _elementwise, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = cross_entropy, _raw_cross_entropy
     return _public, _raw
 
 
-def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_output_size, _default_scale_factor):
+def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_output_size, _default_scale_factor):
     def upsample_nearest1d(self, output_size=_default_output_size, scale_factor=_default_scale_factor, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, output_size, scale_factor, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -12639,17 +12640,17 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elementw
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12660,7 +12661,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elementw
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12673,10 +12674,10 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elementw
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_upsample_nearest1d(self, output_size=_default_output_size, scale_factor=_default_scale_factor, *, out=None):
@@ -12717,17 +12718,17 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elementw
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12738,7 +12739,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elementw
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12751,17 +12752,17 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _elementw
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = upsample_nearest1d, _raw_upsample_nearest1d
     return _public, _raw
 
 
-def make_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def clone(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -12801,17 +12802,17 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12822,7 +12823,7 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12835,10 +12836,10 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_clone(self, *, out=None):
@@ -12879,17 +12880,17 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12900,7 +12901,7 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12913,17 +12914,17 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = clone, _raw_clone
     return _public, _raw
 
 
-def make_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
+def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def flip(self, dims, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dims, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -12963,17 +12964,17 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12984,7 +12985,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -12997,10 +12998,10 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_flip(self, dims, *, out=None):
@@ -13041,17 +13042,17 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            if self._storage[1] is _out_root: _check_pair(_name, 'out', out, self, _elementwise)
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13062,7 +13063,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13075,17 +13076,17 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists):
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = flip, _raw_flip
     return _public, _raw
 
 
-def make_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim):
+def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
     def cat(tensors, dim=_default_dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
@@ -13124,17 +13125,17 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            _check_overlap(_name, 'out', out, tensors, _elementwise)
+            _out_root = out._storage.root
+            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13145,7 +13146,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13158,10 +13159,10 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_cat(tensors, dim=_default_dim, *, out=None):
@@ -13201,17 +13202,17 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            _check_overlap(_name, 'out', out, tensors, _elementwise)
+            _out_root = out._storage.root
+            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13222,7 +13223,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13235,17 +13236,17 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _d
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = cat, _raw_cat
     return _public, _raw
 
 
-def make_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, _default_dim):
+def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
     def stack(tensors, dim=_default_dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
@@ -13284,17 +13285,17 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            _check_overlap(_name, 'out', out, tensors, _elementwise)
+            _out_root = out._storage.root
+            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13305,7 +13306,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13318,10 +13319,10 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     def _raw_stack(tensors, dim=_default_dim, *, out=None):
@@ -13361,17 +13362,17 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = [0, _out_array, False]
+            _result._storage = _Storage(_out_array)
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
-            _result._wok = True
+            _result._write_checked = True
             return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:
-            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _elementwise)
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (tensors, ), _out_may_be_input)
         else:
             _out_array = out._array
-            _out_root = out._storage[1]
-            _check_overlap(_name, 'out', out, tensors, _elementwise)
+            _out_root = out._storage.root
+            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13382,7 +13383,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage[0] += 1
+                    if _out_array is out._array: out._storage.version += 1
                     raise
         else:
             with _device._guard():
@@ -13395,10 +13396,10 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _elementwise, _lists, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage[0] += 1
+                        if _out_array is out._array: out._storage.version += 1
                         raise
         if _out_array is not out._array: _swap_storage(_name, out, _out_array)
-        out._storage[0] += 1
+        out._storage.version += 1
         return out
 
     _public, _raw = stack, _raw_stack

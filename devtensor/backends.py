@@ -22,7 +22,7 @@ from devtensor.device import Device, register_device_type
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType
 from devtensor.errors import ArgumentValueError, NoDataError, OutOfMemoryError
-from devtensor.tensor import Tensor, new_storage
+from devtensor.tensor import Storage, Tensor
 from devtensor.typed.refined import CPUTensor, CUDATensor, MetaTensor
 
 __all__ = [
@@ -142,10 +142,10 @@ class Backend:
         t = _new(self.tensor_class)
         t._array = array
         t._device = device
-        t._storage = new_storage(self.storage_root(array))
+        t._storage = Storage(self.storage_root(array))
         t._shape = array.shape
         t._dtype = array.dtype
-        t._wok = False
+        t._write_checked = False
         return t
 
     def wrap_view(self, array: Any, base: Tensor) -> Tensor:
@@ -154,10 +154,10 @@ class Backend:
         t._array = array
         t._device = base._device
         t._storage = base._storage
-        base._storage[2] = True  # the storage now has a view
+        base._storage.viewed = True  # the storage now has a view
         t._shape = array.shape
         t._dtype = array.dtype
-        t._wok = False
+        t._write_checked = False
         return t
 
     def repr(self, tensor: Tensor) -> str:

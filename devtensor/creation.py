@@ -261,9 +261,9 @@ def from_dlpack(obj: Any) -> Tensor:
         # overlap checks; for producers we know, use their storage root so that the tensor and other wrappers of
         # the same memory are compared as one storage (partial-overlap errors, no resize of an input).
         if isinstance(obj, Tensor):
-            result._storage[1] = obj._storage[1]
+            result._storage.root = obj._storage.root
         elif isinstance(obj, np.ndarray):
-            result._storage[1] = backend_for(cpu).storage_root(obj)
+            result._storage.root = backend_for(cpu).storage_root(obj)
         return result
     if int(dev_type) in (2, 13):  # kDLCUDA, kDLCUDAManaged (CuPy's managed-memory arrays)
         from devtensor.backends import cupy_module
@@ -277,9 +277,9 @@ def from_dlpack(obj: Any) -> Tensor:
         # As for CPU data: known producers share their storage root, so the overlap checks see one storage.
         cuda_type = _cupy_ndarray_type()
         if isinstance(obj, Tensor):
-            cuda_result._storage[1] = obj._storage[1]
+            cuda_result._storage.root = obj._storage.root
         elif cuda_type is not None and isinstance(obj, cuda_type):
-            cuda_result._storage[1] = cuda_backend.storage_root(obj)
+            cuda_result._storage.root = cuda_backend.storage_root(obj)
         return cuda_result
     raise ArgumentValueError(
         f"from_dlpack: unsupported DLPack device type {dev_type} (supported: 1 = CPU, 2 = CUDA, 13 = CUDA managed)"

@@ -41,20 +41,30 @@ __all__ = [
     "TensorMeta",
     "TensorMetaOrScalar",
     "TensorOrScalar",
+    "Storage",
     "TensorSpec",
-    "new_storage",
 ]
 
 
-def new_storage(root: object, version: int = 0) -> list[Any]:
-    """The storage record every view of one piece of memory shares: ``[version, root, viewed]``.
+class Storage:
+    """The record every view of one piece of memory shares.
 
-    Index 0 is the version counter (PyTorch's: every mutation through any view bumps it by one); index 1 is
-    the object that owns the memory (views with different roots never overlap); index 2 says whether a view
-    was ever taken of the storage (an out with views is never resized: the views would stop seeing it). A plain
-    list, because the front creates one per functional result and bumps it on every mutation.
+    Attributes:
+        version: the version counter (PyTorch's): every mutation through any view bumps it by one.
+        root: the object that owns the memory; tensors with different roots never overlap.
+        viewed: whether a view was ever taken of the storage (an out with views is never resized: the views
+            would stop seeing it).
     """
-    return [version, root, False]
+
+    __slots__ = ("root", "version", "viewed")
+
+    def __init__(self, root: object, version: int = 0) -> None:
+        self.version = version
+        self.root = root
+        self.viewed = False
+
+    def __repr__(self) -> str:
+        return f"Storage(version={self.version}, viewed={self.viewed})"
 
 
 class Tensor(TensorOpMethods):
@@ -69,15 +79,15 @@ class Tensor(TensorOpMethods):
     The generic Tensor does not expose its backing array; refine it first (``devtensor.typed.as_cpu``).
     """
 
-    __slots__ = ("_array", "_device", "_dtype", "_shape", "_storage", "_wok")
+    __slots__ = ("_array", "_device", "_dtype", "_shape", "_storage", "_write_checked")
     _backend: ClassVar[Backend]
     _array: Any
     _device: Device
-    _storage: list[Any]
+    _storage: Storage
     _shape: tuple[int, ...]
     _dtype: DType
     # True once checked writable with no internal overlap (or made so: fresh outputs); False means unknown.
-    _wok: bool
+    _write_checked: bool
 
     # NumPy defers binary operators to us instead of converting the tensor; np.add(ndarray, tensor) raises.
     __array_ufunc__ = None
@@ -118,7 +128,7 @@ class Tensor(TensorOpMethods):
     @property
     def version(self) -> int:
         """The version counter, shared by every view of the same storage; each mutation bumps it by one."""
-        return self._storage[0]  # type: ignore[no-any-return]
+        return self._storage.version
 
     @property
     def is_readonly(self) -> bool:
@@ -355,11 +365,11 @@ class Tensor(TensorOpMethods):
             except (Warning, FloatingPointError):
                 # NumPy reports a cast that overflows (as a warning made an error) after writing: the data
                 # changed, so the version does too.
-                self._storage[0] += 1
+                self._storage.version += 1
                 raise
             except OverflowError as e:
                 raise ScalarOverflowError(f"__setitem__: {e} (tensor of dtype {self._dtype})") from None
-        self._storage[0] += 1
+        self._storage.version += 1
 
     # --- Python protocol --------------------------------------------------------------------------------
 

@@ -141,7 +141,7 @@ def test_fallback_serves_custom_ops_and_needs_a_cpu_kernel(fallback: Counter[str
     def meta(self: Tensor, k: float = 1.0) -> TensorSpec:
         return self.shape, self.dtype
 
-    op = library.custom_op("oot_scale_t", elementwise=True)(meta)
+    op = library.custom_op("oot_scale_t", out_may_be_input=True)(meta)
     with pytest.raises(NoKernelError, match="CPU"):
         op.functional(oot([1.0]))  # the fallback finds no CPU kernel to run
 

@@ -47,7 +47,7 @@ def define_mul2(name: str | None = None, *, method: bool = False) -> structured.
     def meta(self: Tensor) -> TensorSpec:
         return self.shape, self.dtype
 
-    op = library.custom_op(name or unique("mul2"), elementwise=True, method=method)(meta)
+    op = library.custom_op(name or unique("mul2"), out_may_be_input=True, method=method)(meta)
 
     @op.impl("cpu")
     def _(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
@@ -448,7 +448,7 @@ def test_custom_op_variants_agree() -> None:
             raise ValueError(f"{name}: shapes differ")
         return self.shape, np.result_type(self.dtype, other.dtype)
 
-    op = library.custom_op(name, elementwise=True)(meta)
+    op = library.custom_op(name, out_may_be_input=True)(meta)
 
     @op.impl("cpu")
     def _(self: CPUTensor, other: CPUTensor, *, alpha: float, out: ConstOut[CPUTensor]) -> None:
@@ -642,7 +642,7 @@ class Registrations:
     def __init__(self, kind: HandleKind, backend: library.OutOfTreeBackend) -> None:
         self.kind = kind
         self.backend = backend
-        self.op = library.custom_op(unique("handles"), elementwise=True)(_same_shape_meta)
+        self.op = library.custom_op(unique("handles"), out_may_be_input=True)(_same_shape_meta)
         if kind != "fallback":
 
             @self.op.impl("cpu")
@@ -797,7 +797,7 @@ def test_modes_record_and_count_calls() -> None:
 
 
 def _unary(name: str, meta: Callable[..., TensorSpec], kernel: Callable[..., None]) -> structured.StructuredOp:
-    op = library.custom_op(name, elementwise=True)(meta)
+    op = library.custom_op(name, out_may_be_input=True)(meta)
     op.register_kernel("cpu", kernel)
     return op
 
@@ -925,7 +925,7 @@ def test_op_module_is_the_defining_module() -> None:
     from devtensor.meta import binary_ufunc_meta
 
     name = unique("helper_meta")
-    op = library.custom_op(name, elementwise=True)(binary_ufunc_meta(name, np.multiply))
+    op = library.custom_op(name, out_may_be_input=True)(binary_ufunc_meta(name, np.multiply))
     assert op.module == __name__
     assert library.custom_op(unique("explicit"), module="mypkg.ops")(_same).module == "mypkg.ops"
     op.register_kernel("cpu", library.get_op("mul").table.kernels[DispatchKey.CPU])

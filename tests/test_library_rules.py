@@ -29,7 +29,7 @@ def _identity_meta(self: Tensor) -> TensorSpec:
 
 def _define_fill_op(name: str, value: float, *, replace: bool = False) -> Any:
     """A custom elementwise op whose CPU impl fills its output with ``value``."""
-    op = library.custom_op(name, replace=replace, elementwise=True)(_identity_meta)
+    op = library.custom_op(name, replace=replace, out_may_be_input=True)(_identity_meta)
 
     @op.impl("cpu")
     def _(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:

@@ -33,7 +33,7 @@ def _fmt(shape: Sequence[int]) -> str:
 # --- clone, flip (structured: new data, with out) -------------------------------------------------------------
 
 
-@structured_op(inplace=False, elementwise=True)
+@structured_op(inplace=False, out_may_be_input=True)
 def clone(self: TensorMeta) -> TensorSpec:
     """A copy of ``self`` with a new storage (``torch.clone``): same shape, dtype and device, C-contiguous.
     Out variant: ``clone(t, out=o)`` copies into ``o`` (same_kind cast; ``o`` may be ``t`` itself).

@@ -74,7 +74,7 @@ _true_div_meta = binary_ufunc_meta("div", np.true_divide)
 _floor_div_meta = binary_ufunc_meta("div", np.floor_divide)
 
 
-@structured_op(elementwise=True)
+@structured_op(out_may_be_input=True)
 def div(self: TensorMetaOrScalar, other: TensorMetaOrScalar, *, rounding_mode: str | None = None) -> TensorSpec:
     """``self / other``, elementwise (``torch.div``). ``rounding_mode``: None is true division
     (``np.true_divide``: integers give float64), ``'trunc'`` rounds toward zero, ``'floor'`` rounds down
@@ -117,7 +117,7 @@ remainder = binary_ufunc(
 _pow_meta = binary_ufunc_meta("pow", np.power)
 
 
-@structured_op(elementwise=True)
+@structured_op(out_may_be_input=True)
 def pow(self: TensorMetaOrScalar, other: TensorMetaOrScalar) -> TensorSpec:
     """``self ** other``, elementwise (``torch.pow``; values as ``np.power``). Integer results with a
     negative integer exponent raise ValueError before anything is written, as NumPy and PyTorch do."""
@@ -160,7 +160,7 @@ tanh = unary_ufunc("tanh", np.tanh, doc="Hyperbolic tangent, elementwise (``torc
 _exp_meta = unary_ufunc_meta("sigmoid", np.exp)
 
 
-@structured_op(elementwise=True)
+@structured_op(out_may_be_input=True)
 def sigmoid(self: Tensor) -> TensorSpec:
     """The logistic function ``1 / (1 + exp(-self))``, elementwise (``torch.sigmoid``), computed stably for real
     inputs as ``1 / (1 + t)`` for ``self >= 0`` and ``t / (1 + t)`` below, with ``t = exp(-|self|)``: no
@@ -200,7 +200,7 @@ minimum = binary_ufunc(
 # --- clamp ----------------------------------------------------------------------------------------------
 
 
-@structured_op(elementwise=True)
+@structured_op(out_may_be_input=True)
 def clamp(self: TensorMeta, min: TensorMetaOrScalar | None = None, max: TensorMetaOrScalar | None = None) -> TensorSpec:
     """``self`` limited to ``[min, max]``, elementwise (``torch.clamp``; values as ``np.clip``: where
     ``min > max`` the result is ``max``). ``min`` and ``max`` are tensors or Python numbers; at least one must
@@ -236,7 +236,7 @@ def _clamp(xp: ModuleType, self: D, min: D | Scalar | None, max: D | Scalar | No
 # --- where ----------------------------------------------------------------------------------------------
 
 
-@structured_op(elementwise=True, inplace=False, method=False)
+@structured_op(out_may_be_input=True, inplace=False, method=False)
 def where(condition: TensorMeta, self: TensorMetaOrScalar, other: TensorMetaOrScalar) -> TensorSpec:
     """``self`` where ``condition`` is true, else ``other``, elementwise (``torch.where``, ``np.where``).
     ``condition`` must be a bool tensor (ArgumentTypeError otherwise, as PyTorch). The result dtype promotes

@@ -245,7 +245,7 @@ def _check_coefficient(name: str, value: Scalar, dtype: DType) -> None:
         check_int_scalar("addmm", name, value, dtype)
 
 
-@structured_op(elementwise=True)
+@structured_op(out_may_be_input=True)
 def addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *, beta: Scalar = 1, alpha: Scalar = 1) -> TensorSpec:
     """``beta * self + alpha * (mat1 @ mat2)`` for 2-D ``mat1 [n, k]`` and ``mat2 [k, m]``, with ``self``
     broadcasting to ``[n, m]`` (``torch.addmm``). With ``beta == 0``, ``self``'s values are ignored: nan and inf

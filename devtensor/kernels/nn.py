@@ -139,7 +139,7 @@ def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: Const
 # --- relu ------------------------------------------------------------------------------------------------
 
 
-@structured_op(elementwise=True)
+@structured_op(out_may_be_input=True)
 def relu(self: TensorMeta) -> TensorSpec:
     """``max(self, 0)``, elementwise (``torch.relu``; values as ``np.maximum(self, 0)``: NaN propagates).
 

@@ -100,7 +100,7 @@ def elementwise_doc(name: str, summary: str, ufunc: str, *, inplace: bool = True
 
 def _define(name: str, meta: Callable[..., Any], doc: str, kernel: Callable[..., None]) -> StructuredOp:
     meta.__doc__ = doc
-    op = StructuredOp(name, meta, elementwise=True)
+    op = StructuredOp(name, meta, out_may_be_input=True)
     op.functional.__doc__ = doc
     if op.inplace is not None:
         op.inplace.__doc__ = doc

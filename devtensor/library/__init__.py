@@ -9,7 +9,7 @@ Custom ops::
     from devtensor import library
     from devtensor.structured import TensorSpec
 
-    @library.custom_op(elementwise=True)
+    @library.custom_op(out_may_be_input=True)
     def softplus(self: Tensor, beta: float = 1.0, threshold: float = 20.0) -> TensorSpec:
         return self.shape, self.dtype                  # checks + (shape, dtype) of the result
 

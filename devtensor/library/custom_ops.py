@@ -69,7 +69,7 @@ def custom_op(
     schema: str | OpSchema | None = None,
     inplace: bool | None = None,
     method: bool = False,
-    elementwise: bool = False,
+    out_may_be_input: bool = False,
     replace: bool = False,
     doc: str | None = None,
     module: str | None = None,
@@ -93,7 +93,7 @@ def custom_op(
         inplace: generate the inplace variant ``name_`` (default: when the first parameter is a Tensor).
         method: attach ``name`` (and ``name_``) as Tensor methods (default False: a user package should not
             change the Tensor class unless it asks to).
-        elementwise: an output may be exactly one of the inputs (same memory and strides), as ``add``'s.
+        out_may_be_input: an output may be exactly one of the inputs (same memory and strides), as ``add``'s.
         replace: redefine an op of that name defined by user code (built-in ops cannot be replaced: override
             their kernels with :func:`override` instead).
         doc: the docstring of the variants (default: the meta function's).
@@ -112,7 +112,7 @@ def custom_op(
         # function's (a meta made by a helper such as devtensor.meta.binary_ufunc_meta): codegen and
         # ``--package`` select ops by this module.
         owner = module if module is not None else sys._getframe(1).f_globals.get("__name__", "__main__")
-        return _define(name, meta, schema, inplace, method, elementwise, replace, doc, str(owner))
+        return _define(name, meta, schema, inplace, method, out_may_be_input, replace, doc, str(owner))
 
     return define
 
@@ -123,7 +123,7 @@ def _define(
     schema: str | OpSchema | None,
     inplace: bool | None,
     method: bool,
-    elementwise: bool,
+    out_may_be_input: bool,
     replace: bool,
     doc: str | None,
     module: str,
@@ -200,7 +200,7 @@ def _define(
         meta,
         inplace=inplace,
         method=method,
-        elementwise=elementwise,
+        out_may_be_input=out_may_be_input,
         doc=doc,
         schema=parsed,
     )

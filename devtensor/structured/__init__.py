@@ -2,7 +2,7 @@
 
 This is the one public way to define an op; the built-in ops use it too::
 
-    @structured_op(elementwise=True)
+    @structured_op(out_may_be_input=True)
     def add(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1) -> TensorSpec:
         return binary_meta("add", np.add, self, other)          # checks + (shape, dtype) of the result
 

@@ -19,6 +19,7 @@ from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR
 from devtensor.structured.schema import Param
 from devtensor.tensor import (
     PlannedSpec,
+    Storage,
     Tensor,
 )
 from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
@@ -51,6 +52,7 @@ COMMON: Final[dict[str, Any]] = {
     "_prepare_out": rules.prepare_out,
     "_prepare_inplace": rules.prepare_inplace,
     "_swap_storage": rules.swap_storage,
+    "_Storage": Storage,
     "_check_pair": rules.check_pair,
     "_modes": modes.ACTIVE,
     "_run_modes": modes.run_modes,
@@ -187,9 +189,9 @@ def _impl_call(call: str, array: str, target: str | None = None, inplace: bool =
             # NumPy reports overflow and invalid values (warnings made errors, np.errstate(...='raise')) after
             # writing: the data changed, so the version counter does too.
             "    except (Warning, FloatingPointError):",
-            f"        {target}._storage[0] += 1"
+            f"        {target}._storage.version += 1"
             if array == f"{target}._array"
-            else f"        if {array} is {target}._array: {target}._storage[0] += 1",
+            else f"        if {array} is {target}._array: {target}._storage.version += 1",
             "        raise",
         ]
     new = "    _const_out = _InplaceOut()" if inplace else "    _const_out = _new_const_out()"
@@ -216,12 +218,12 @@ def _overlap_lines(params: Sequence[Param], target: str, indent: str, *, skip_se
                 is_tensor = f"{_flag(n)} and "
             else:
                 is_tensor = ""  # checked to be a tensor
-            cond = f"{is_tensor}{n}._storage[1] is _out_root"
+            cond = f"{is_tensor}{n}._storage.root is _out_root"
             if skip_self:
                 cond += f" and {n} is not {target}"
-            lines.append(f"{indent}if {cond}: _check_pair({op_text}, {arg}, {target}, {n}, _elementwise)")
+            lines.append(f"{indent}if {cond}: _check_pair({op_text}, {arg}, {target}, {n}, _out_may_be_input)")
         elif p.category == TENSOR_LIST:
-            lines.append(f"{indent}_check_overlap({op_text}, {arg}, {target}, {n}, _elementwise)")
+            lines.append(f"{indent}_check_overlap({op_text}, {arg}, {target}, {n}, _out_may_be_input)")
     if not lines:
         lines.append(f"{indent}pass")
     return lines
@@ -341,24 +343,24 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
             "        _result = _new_object(_backend.tensor_class)",
             "        _result._array = _out_array",
             "        _result._device = _device",
-            "        _result._storage = [0, _out_array, False]",
+            "        _result._storage = _Storage(_out_array)",
             "        _result._shape = _spec[0]",
             "        _result._dtype = _out_array.dtype",
-            "        _result._wok = True",
+            "        _result._write_checked = True",
             "        return _result",
             # Fast path: out already has the result's shape and dtype and was checked writable before;
             # only the overlap with this call's inputs is left to check. Anything else takes the full rules.
-            "    if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._wok:",
-            f"        _out_array = _prepare_out(_name, out, _spec, {inputs}, _elementwise)",
+            "    if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:",
+            f"        _out_array = _prepare_out(_name, out, _spec, {inputs}, _out_may_be_input)",
             "    else:",
             "        _out_array = out._array",
-            "        _out_root = out._storage[1]",
+            "        _out_root = out._storage.root",
             *_overlap_lines(params, "out", "        ", skip_self=False),
         ]
         lines += _guarded(_impl_call(call, "_out_array", "out"), "    ")
         lines += [
             "    if _out_array is not out._array: _swap_storage(_name, out, _out_array)",
-            "    out._storage[0] += 1",
+            "    out._storage.version += 1",
             "    return out",
         ]
     else:
@@ -375,20 +377,20 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
             *_spec_check_lines(op),
             f"    _handler = _handlers.get({key_text})",
             f"    if _handler is None: _handler = _resolve({key_text}, str(_device))",
-            f"    if _spec[0] != {first}._shape or _spec[1] is not {first}._dtype or not {first}._wok:",
-            f"        _prepare_inplace(_name, {first}, _spec, {others}, _elementwise)",
+            f"    if _spec[0] != {first}._shape or _spec[1] is not {first}._dtype or not {first}._write_checked:",
+            f"        _prepare_inplace(_name, {first}, _spec, {others}, _out_may_be_input)",
             "    else:",
-            f"        _out_root = {first}._storage[1]",
+            f"        _out_root = {first}._storage.root",
             *_overlap_lines(params[1:], first, "        ", skip_self=True),
         ]
         lines += _guarded(_impl_call(call, f"{first}._array", first, inplace=True), "    ")
-        lines += [f"    {first}._storage[0] += 1", f"    return {first}"]
+        lines += [f"    {first}._storage.version += 1", f"    return {first}"]
     return fname, lines
 
 
 def _value_names(op: StructuredOp, variant: str, refined: bool) -> list[str]:
     """The names of the per-op values a front's factory takes (see :func:`front_values`), in order."""
-    names = ["_name", "_op", "_meta", "_handlers", "_resolve", "_elementwise", "_lists"]
+    names = ["_name", "_op", "_meta", "_handlers", "_resolve", "_out_may_be_input", "_lists"]
     names += sorted(_meta_lines(op, variant)[1])
     if refined:
         names += ["_KEY", "_Class"]
@@ -408,7 +410,7 @@ def front_values(
         "_meta": op.meta,
         "_handlers": op.table.handlers,
         "_resolve": op.table.resolve,
-        "_elementwise": op.elementwise,
+        "_out_may_be_input": op.out_may_be_input,
         "_lists": tuple(p.name for p in op.schema.params if p.category == TENSOR_LIST),
     }
     values.update(_meta_lines(op, variant)[1])

@@ -169,18 +169,18 @@ class StructuredOp:
         table: the :class:`~devtensor.dispatcher.KernelTable` (kernels per key, cached handlers).
         functional: the generated functional+out variant ``name(..., out=None)``.
         inplace: the generated inplace variant ``name_(self, ...)``, or None when the op has none.
-        elementwise: whether an output may be exactly one of the inputs (same memory and strides).
+        out_may_be_input: whether an output may be exactly one of the inputs (same memory and strides).
     """
 
     __slots__ = (
         "doc",
-        "elementwise",
         "functional",
         "inplace",
         "meta",
         "method",
         "module",
         "name",
+        "out_may_be_input",
         "schema",
         "table",
     )
@@ -192,7 +192,7 @@ class StructuredOp:
         *,
         inplace: bool = True,
         method: bool = True,
-        elementwise: bool = False,
+        out_may_be_input: bool = False,
         doc: str | None = None,
         schema: OpSchema | None = None,
     ) -> None:
@@ -211,7 +211,7 @@ class StructuredOp:
             schema = stored[0] if stored is not None else None
         self.schema = schema if schema is not None else schema_from_meta(name, meta)
         self.table = KernelTable(name, self)
-        self.elementwise = elementwise
+        self.out_may_be_input = out_may_be_input
         self.method = method
         self.doc = doc if doc is not None else (meta.__doc__ or "")
         self.functional: Callable[..., Tensor] = generate_front(self, "functional")
@@ -276,7 +276,7 @@ def structured_op(
     *,
     inplace: bool = True,
     method: bool = True,
-    elementwise: bool = False,
+    out_may_be_input: bool = False,
 ) -> Callable[[Callable[..., TensorSpec | PlannedSpec[Any]]], StructuredOp]:
     """Decorator: define a structured op from its meta function; returns the :class:`StructuredOp`.
 
@@ -284,7 +284,7 @@ def structured_op(
         name: the op name (default: the meta function's name).
         inplace: generate the inplace variant ``name_``.
         method: attach ``name`` (and ``name_``) as Tensor methods.
-        elementwise: the op is elementwise, so an output may be exactly one of its inputs.
+        out_may_be_input: an output may be exactly one of the inputs (same memory and strides), as for elementwise ops.
     Raises:
         ValueError: a bad or duplicate name.  TypeError: an unsupported meta signature.
     """
@@ -295,7 +295,7 @@ def structured_op(
             meta,
             inplace=inplace,
             method=method,
-            elementwise=elementwise,
+            out_may_be_input=out_may_be_input,
         )
 
     return define

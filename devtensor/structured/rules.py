@@ -21,10 +21,10 @@ from devtensor.errors import (
 )
 from devtensor.tensor import (
     PlannedSpec,
+    Storage,
     Tensor,
     TensorSpec,
     check_no_internal_overlap,
-    new_storage,
 )
 
 
@@ -137,21 +137,22 @@ def check_writable(op: str, arg: str, t: Tensor) -> None:
         )
 
 
-def check_overlap(op: str, arg: str, out: Tensor, inputs: Sequence[Any], elementwise: bool) -> None:
-    """Partial overlap between ``out`` and any input is an error; exact aliasing only for elementwise ops."""
-    root = out._storage[1]
+def check_overlap(op: str, arg: str, out: Tensor, inputs: Sequence[Any], out_may_be_input: bool) -> None:
+    """Partial overlap between ``out`` and any input is an error; exact aliasing only where the op allows it
+    (``out_may_be_input``)."""
+    root = out._storage.root
     for x in inputs:
         if isinstance(x, Tensor):
-            if x._storage[1] is root:
-                check_pair(op, arg, out, x, elementwise)
+            if x._storage.root is root:
+                check_pair(op, arg, out, x, out_may_be_input)
         elif isinstance(x, (list, tuple)):
-            check_overlap(op, arg, out, x, elementwise)
+            check_overlap(op, arg, out, x, out_may_be_input)
 
 
-def check_pair(op: str, arg: str, out: Tensor, x: Tensor, elementwise: bool) -> None:
+def check_pair(op: str, arg: str, out: Tensor, x: Tensor, out_may_be_input: bool) -> None:
     backend = out._backend
     if x is out or backend.same_layout(x._array, out._array):
-        if elementwise:
+        if out_may_be_input:
             return
         raise MemoryOverlapError(
             f"{op}: argument '{arg}' is also an input; this op cannot write into one of its inputs"
@@ -163,7 +164,7 @@ def check_pair(op: str, arg: str, out: Tensor, x: Tensor, elementwise: bool) -> 
         )
 
 
-def prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[Any], elementwise: bool) -> None:
+def prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[Any], out_may_be_input: bool) -> None:
     """PyTorch's inplace rules: the result shape equals ``self.shape`` (self never broadcasts), the result
     dtype casts to ``self.dtype`` (same_kind), self is writable, has no internal overlap, and does not
     partially overlap another input (``others``)."""
@@ -176,20 +177,20 @@ def prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[An
     if spec[1] is not arr.dtype:
         check_cast(op, "self", spec[1], arr.dtype)
     if self._backend.has_data:
-        if not self._wok:
+        if not self._write_checked:
             check_writable(op, "self", self)
             check_no_internal_overlap(op, "self", self)
-            self._wok = True
-        root = self._storage[1]
+            self._write_checked = True
+        root = self._storage.root
         for x in others:
             if isinstance(x, Tensor):
-                if x._storage[1] is root and x is not self:
-                    check_pair(op, "self", self, x, elementwise)
+                if x._storage.root is root and x is not self:
+                    check_pair(op, "self", self, x, out_may_be_input)
             elif isinstance(x, (list, tuple)):
-                check_overlap(op, "self", self, [t for t in x if t is not self], elementwise)
+                check_overlap(op, "self", self, [t for t in x if t is not self], out_may_be_input)
 
 
-def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], elementwise: bool) -> Any:
+def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], out_may_be_input: bool) -> Any:
     """PyTorch's out rules; returns the array to write: ``out``'s own, or a new one when out must be resized
     (the caller swaps it in after the impl succeeded)."""
     arr = out._array
@@ -198,14 +199,14 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], e
     shape = spec[0]
     if out._shape != shape:
         backend = out._backend
-        root = out._storage[1]
+        root = out._storage.root
         for x in _flat_tensors(inputs):
-            if x is out or (x._storage[1] is root and backend.shares_memory(x._array, arr)):
+            if x is out or (x._storage.root is root and backend.shares_memory(x._array, arr)):
                 raise ShapeError(
                     f"{op}: argument 'out' of shape {list(out._shape)} is also an input and would need a resize "
                     f"to {list(shape)}; an out that is also an input is never resized"
                 )
-        if out._storage[2]:
+        if out._storage.viewed:
             # A view, or a tensor with views: resizing would give out new memory that the others do not see
             # (PyTorch resizes the shared storage in place instead). Refused; nothing has changed yet.
             raise ShapeError(
@@ -222,11 +223,11 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], e
         except ValueError as e:
             alloc_failed(op, spec, e)
     if out._backend.has_data:
-        if not out._wok:
+        if not out._write_checked:
             check_writable(op, "out", out)
             check_no_internal_overlap(op, "out", out)
-            out._wok = True
-        check_overlap(op, "out", out, inputs, elementwise)
+            out._write_checked = True
+        check_overlap(op, "out", out, inputs, out_may_be_input)
     return arr
 
 
@@ -242,8 +243,8 @@ def swap_storage(op: str, out: Tensor, array: Any) -> None:
             UserWarning,
             stacklevel=3,
         )
-    out._storage = new_storage(array, out._storage[0])
+    out._storage = Storage(array, out._storage.version)
     out._array = array
     out._shape = array.shape
     out._dtype = array.dtype
-    out._wok = True
+    out._write_checked = True

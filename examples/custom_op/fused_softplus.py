@@ -50,7 +50,7 @@ NDArray = np.ndarray[Any, np.dtype[Any]]
 _FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
-@library.custom_op("softplus", elementwise=True)
+@library.custom_op("softplus", out_may_be_input=True)
 def softplus_op(self: TensorMeta, beta: float = 1.0, threshold: float = 20.0) -> TensorSpec:
     """Softplus, ``log(1 + exp(beta * x)) / beta`` (``x`` where ``beta * x > threshold``), elementwise.
 
