@@ -11,7 +11,6 @@ from devtensor import library as library  # custom ops, out-of-tree backends, ov
 from devtensor._generated_ops import *
 from devtensor._generated_ops import __all__ as _ops_all
 from devtensor.creation import (
-    arange,
     asarray,
     empty,
     empty_like,
@@ -19,7 +18,6 @@ from devtensor.creation import (
     from_numpy,
     full,
     full_like,
-    linspace,
     ones,
     ones_like,
     tensor,
@@ -59,6 +57,7 @@ from devtensor.errors import (
     ScalarOverflowError,
     ShapeError,
 )
+from devtensor.ranges import arange, linspace
 from devtensor.serialization import load, save
 from devtensor.tensor import Tensor
 from devtensor.typed import CPUTensor, CUDATensor, MetaTensor

@@ -1,5 +1,5 @@
 """Creation functions: ``tensor``, ``asarray``, ``from_numpy``, ``from_dlpack``, ``empty``, ``zeros``, ``ones``,
-``full``, ``arange``, ``linspace`` and the ``*_like`` family.
+``full`` and the ``*_like`` family (ranges, ``arange`` and ``linspace``, are in :mod:`devtensor.ranges`).
 
 Names and arguments follow PyTorch (``dtype=``, ``device=``, ``end``, ``steps``); default dtypes follow NumPy,
 which devtensor's promotion follows too: Python floats give float64, ints int64, and ``empty``/``zeros``/
@@ -15,7 +15,6 @@ wraps around into an integer or bool dtype.
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -26,10 +25,9 @@ from devtensor.backends import Backend, allocation_error, backend_for, check_all
 from devtensor.device import Device, DeviceLike, as_device
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, OutOfMemoryError, ScalarOverflowError
-from devtensor.tensor import Tensor, _check_scalar_fits
+from devtensor.tensor import Tensor, check_scalar_fits
 
 __all__ = [
-    "arange",
     "asarray",
     "empty",
     "empty_like",
@@ -37,7 +35,6 @@ __all__ = [
     "from_numpy",
     "full",
     "full_like",
-    "linspace",
     "ones",
     "ones_like",
     "tensor",
@@ -49,7 +46,12 @@ _DEFAULT_FLOAT = np.dtype(np.float64)
 _INT64 = np.dtype(np.int64)
 
 
-def _dtype_or_none(op: str, dtype: Any) -> DType | None:
+def optional_dtype(op: str, dtype: Any) -> DType | None:
+    """``dtype`` (any ``dtype=`` argument) as a NumPy dtype, or None for None.
+
+    Raises:
+        ArgumentTypeError: not a dtype devtensor supports; names ``op``.
+    """
     return None if dtype is None else to_dtype(dtype, op=op)
 
 
@@ -89,7 +91,12 @@ def _holds_nan(data: object) -> bool:
     return probe.dtype.kind in "fc" and bool(np.isnan(probe).any())
 
 
-def _on(op: str, device: Device, array: np.ndarray[Any, Any], copy: bool | None) -> Tensor:
+def on_device(op: str, device: Device, array: np.ndarray[Any, Any], copy: bool | None) -> Tensor:
+    """A tensor on ``device`` holding ``array`` (a NumPy array; moved, or copied when ``copy``).
+
+    Raises:
+        OutOfMemoryError (MemoryError): the device has no memory for it; names ``op``.
+    """
     backend = backend_for(device)
     try:
         moved = backend.from_numpy(array, device, copy)
@@ -127,12 +134,12 @@ def tensor(data: object, *, dtype: Any = None, device: DeviceLike | None = None)
         ScalarOverflowError (OverflowError): a Python number out of the dtype's range.
         OutOfMemoryError (MemoryError): the memory for the copy is not available.
     """
-    dt = _dtype_or_none("tensor", dtype)
+    dt = optional_dtype("tensor", dtype)
     if isinstance(data, Tensor):
         target = as_device(device, data.device)
         return _from_other("tensor", backend_for(target), data._backend, data._array, target, dt or data.dtype)
     target = as_device(device)
-    return _on("tensor", target, _host_array("tensor", data, dt), copy=True)
+    return on_device("tensor", target, _host_array("tensor", data, dt), copy=True)
 
 
 def asarray(
@@ -155,7 +162,7 @@ def asarray(
         ArgumentTypeError: unconvertible data or an unsupported dtype.
         OutOfMemoryError (MemoryError): the memory for a copy is not available.
     """
-    dt = _dtype_or_none("asarray", dtype)
+    dt = optional_dtype("asarray", dtype)
     if isinstance(obj, Tensor):
         target = as_device(device, obj.device)
         if target is obj.device and (dt is None or dt == obj.dtype) and not copy:
@@ -192,11 +199,11 @@ def asarray(
                 except MemoryError as error:
                     raise allocation_error("asarray", plain.shape, plain.dtype, target, error) from None
             return backend.wrap(plain, target)
-        return _on("asarray", target, _host_array("asarray", obj, dt), copy=True)
+        return on_device("asarray", target, _host_array("asarray", obj, dt), copy=True)
     if copy is False:
         raise ArgumentValueError(f"asarray: copy=False, but a {type(obj).__name__} must be copied into a tensor")
     target = as_device(device)
-    return _on("asarray", target, _host_array("asarray", obj, dt), copy=True)
+    return on_device("asarray", target, _host_array("asarray", obj, dt), copy=True)
 
 
 def _cupy_ndarray_type() -> type | None:
@@ -332,7 +339,7 @@ def empty(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Te
     return _filled(
         "empty",
         shape,
-        _dtype_or_none("empty", dtype) or _DEFAULT_FLOAT,
+        optional_dtype("empty", dtype) or _DEFAULT_FLOAT,
         as_device(device),
         None,
     )
@@ -344,7 +351,7 @@ def zeros(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Te
     return _filled(
         "zeros",
         shape,
-        _dtype_or_none("zeros", dtype) or _DEFAULT_FLOAT,
+        optional_dtype("zeros", dtype) or _DEFAULT_FLOAT,
         as_device(device),
         0,
     )
@@ -356,7 +363,7 @@ def ones(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Ten
     return _filled(
         "ones",
         shape,
-        _dtype_or_none("ones", dtype) or _DEFAULT_FLOAT,
+        optional_dtype("ones", dtype) or _DEFAULT_FLOAT,
         as_device(device),
         1,
     )
@@ -395,7 +402,7 @@ def full(
         OutOfMemoryError (MemoryError): as :func:`empty`.
     """
     shape = shape_tuple("full", "size", (size,) if _is_int(size) else size)  # type: ignore[arg-type]  # any input
-    dt = _dtype_or_none("full", dtype) or _fill_dtype("full", fill_value)
+    dt = optional_dtype("full", dtype) or _fill_dtype("full", fill_value)
     _check_fill("full", fill_value, dt)
     return _filled("full", shape, dt, as_device(device), fill_value)
 
@@ -413,13 +420,13 @@ def _is_int(value: object) -> bool:
 def _check_fill(op: str, value: object, dtype: DType) -> None:
     if type(value) not in SCALAR_TYPES:
         raise ArgumentTypeError(f"{op}: argument 'fill_value' must be a Python number, got {type(value).__name__}")
-    _check_scalar_fits(op, value, dtype, "fill_value")  # type: ignore[arg-type]  # checked just above
+    check_scalar_fits(op, value, dtype, "fill_value")  # type: ignore[arg-type]  # checked just above
 
 
 def _like(op: str, t: object, dtype: Any, device: DeviceLike | None) -> tuple[tuple[int, ...], DType, Device]:
     if not isinstance(t, Tensor):
         raise ArgumentTypeError(f"{op}: argument 'input' must be a Tensor, got {type(t).__name__}")
-    return t.shape, _dtype_or_none(op, dtype) or t.dtype, as_device(device, t.device)
+    return t.shape, optional_dtype(op, dtype) or t.dtype, as_device(device, t.device)
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
@@ -452,172 +459,6 @@ def full_like(
     shape, dt, dev = _like("full_like", input, dtype, device)
     _check_fill("full_like", fill_value, dt)
     return _filled("full_like", shape, dt, dev, fill_value)
-
-
-def _number(op: str, arg: str, value: object) -> int | float:
-    """``value`` as a Python int or float: Python and NumPy real numbers, and 0-d real arrays, as NumPy's arange
-    takes them (bool counts as int)."""
-    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf":
-        value = value[()]
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value)
-    raise ArgumentTypeError(f"{op}: argument '{arg}' must be a real number, got {type(value).__name__} {value!r}")
-
-
-def arange(
-    start: float,
-    end: float | None = None,
-    step: float = 1,
-    *,
-    dtype: Any = None,
-    device: DeviceLike | None = None,
-) -> Tensor:
-    """Values from ``start`` (inclusive) to ``end`` (exclusive) spaced by ``step``; ``arange(n)`` is 0..n-1.
-
-    Length ``ceil((end - start) / step)`` (at least 0); dtype default as NumPy's ``arange`` (int64 when all of
-    ``start``, ``end``, ``step`` are ints, float64 if any is a float). Python and NumPy real numbers are accepted.
-    Values are NumPy's (into an integer dtype: ``int(start)`` and the truncated first step, extended).
-
-    No value wraps around: into an integer or bool dtype every value must lie in the dtype's range (bool: 0
-    and 1), else ScalarOverflowError (NumPy wraps silently; PyTorch refuses bool ``arange``).
-
-    Raises:
-        ArgumentTypeError: a non-number argument.
-        ValueError: ``step`` is 0; a bound is NaN or infinite; more elements than an array can address.
-        ScalarOverflowError (OverflowError): a value outside an integer or bool dtype's range.
-        OutOfMemoryError (MemoryError): the memory is not available.
-    """
-    if end is None:
-        start, end = 0, start
-    start = _number("arange", "start", start)
-    end = _number("arange", "end", end)
-    step = _number("arange", "step", step)
-    if step == 0:
-        raise ArgumentValueError("arange: argument 'step' must be nonzero")
-    all_int = type(start) is int and type(end) is int and type(step) is int
-    if not all_int:
-        for value in (start, end, step):
-            if type(value) is float and not math.isfinite(value):
-                raise ArgumentValueError(f"arange: arguments must be finite, got start={start}, end={end}, step={step}")
-    dt = _dtype_or_none("arange", dtype) or (_INT64 if all_int else _DEFAULT_FLOAT)
-    dev = as_device(device)
-    if all_int:
-        length = max(0, int(-((start - end) // step)))  # exact ceil for ints of any size
-    else:
-        span = (end - start) / step
-        if not math.isfinite(span):  # (1e308 - -1e308) overflows to inf
-            raise ArgumentValueError(
-                f"arange: the range from {start} to {end} by {step} has more elements than an array can address"
-            )
-        length = max(0, math.ceil(span))
-    if length > _ALWAYS_ADDRESSABLE:
-        check_allocation_size("arange", (length,), dt)
-    bounds = _INT_RANGES.get(dt)
-    if bounds is not None and length > 0:
-        # NumPy writes start and start + step into the dtype (truncating floats) and extends that difference.
-        if type(start) is int and type(step) is int:
-            first, delta = start, step
-        else:
-            first = math.trunc(start)
-            delta = math.trunc(start + step) - first
-        last = first + (length - 1) * delta
-        low, high = (first, last) if delta >= 0 else (last, first)
-        if low < bounds[0] or high > bounds[1]:
-            _check_int_range("arange", dt, low, high, "values")
-    backend = backend_for(dev)
-    if not backend.has_data:
-        return backend.wrap(backend.empty((length,), dt, dev), dev)
-    try:
-        if dt.kind == "b":
-            # The values are 0 and 1 (checked above); NumPy's arange refuses bool beyond length 2.
-            values = np.arange(start, end, step, dtype=np.int64).astype(dt)
-        else:
-            values = np.arange(start, end, step, dtype=dt)
-    except MemoryError as error:
-        raise allocation_error("arange", (length,), dt, dev, error) from None
-    return _on("arange", dev, values, copy=True) if dev.type != "cpu" else backend.wrap(values, dev)
-
-
-# A 1-d length up to this fits the address space with any supported dtype (16 bytes at most per element).
-_ALWAYS_ADDRESSABLE = np.iinfo(np.intp).max // 16
-
-
-# The value range of each bool and integer dtype (numpy.iinfo is slow enough to show in arange's time).
-_INT_RANGES: dict[DType, tuple[int, int]] = {np.dtype(np.bool_): (0, 1)} | {
-    np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
-    for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
-}
-
-
-def _check_int_range(op: str, dtype: DType, low: int | float, high: int | float, what: str) -> None:
-    """ScalarOverflowError naming the dtype's range when ``low``..``high`` leaves an integer or bool dtype."""
-    bounds = _INT_RANGES.get(dtype)
-    if bounds is None:
-        return
-    lo, hi = bounds
-    if low < lo or high > hi:
-        raise ScalarOverflowError(
-            f"{op}: {what} from {low} to {high} do not fit dtype {dtype.name} (range {lo} to {hi}); "
-            "devtensor does not wrap around"
-        )
-
-
-def linspace(
-    start: float,
-    end: float,
-    steps: int,
-    *,
-    dtype: Any = None,
-    device: DeviceLike | None = None,
-) -> Tensor:
-    """``steps`` evenly spaced values from ``start`` to ``end``, both included (``torch.linspace``,
-    ``np.linspace``); dtype default float64. Values are NumPy's (into an integer dtype, rounded down, as NumPy 2
-    does); none wraps around: into an integer or bool dtype both bounds must be finite and, rounded down, lie in
-    the dtype's range (bool: 0 and 1).
-
-    Raises:
-        ArgumentTypeError: non-number bounds or a non-int ``steps``.
-        ValueError: negative ``steps``, more elements than an array can address, or a NaN bound with an integer
-            or bool dtype.
-        ScalarOverflowError (OverflowError): an infinite bound, or one outside the range, of an integer or bool
-            dtype.
-        OutOfMemoryError (MemoryError): the memory is not available.
-    """
-    start = _number("linspace", "start", start)
-    end = _number("linspace", "end", end)
-    if isinstance(steps, bool):
-        raise ArgumentTypeError("linspace: argument 'steps' must be an int, got bool")
-    try:
-        n = operator.index(steps)
-    except TypeError:
-        raise ArgumentTypeError(f"linspace: argument 'steps' must be an int, got {type(steps).__name__}") from None
-    if n < 0:
-        raise ArgumentValueError(f"linspace: argument 'steps' must be non-negative, got {n}")
-    dt = _dtype_or_none("linspace", dtype) or _DEFAULT_FLOAT
-    dev = as_device(device)
-    if n > _ALWAYS_ADDRESSABLE:
-        check_allocation_size("linspace", (n,), dt)
-    if dt.kind in "iub" and n > 0:
-        bounds = (start, end) if n > 1 else (start,)
-        for name, bound in zip(("start", "end"), bounds, strict=False):
-            if bound != bound:
-                raise ArgumentValueError(f"linspace: argument '{name}' is NaN; dtype {dt.name} cannot represent it")
-            if math.isinf(bound):
-                raise ScalarOverflowError(f"linspace: argument '{name}' is infinite; dtype {dt.name} cannot hold it")
-        floors = [math.floor(b) for b in bounds]
-        _check_int_range("linspace", dt, min(floors), max(floors), "values")
-    backend = backend_for(dev)
-    if not backend.has_data:
-        return backend.wrap(backend.empty((n,), dt, dev), dev)
-    try:
-        values = np.linspace(start, end, n, dtype=dt)
-    except MemoryError as error:
-        raise allocation_error("linspace", (n,), dt, dev, error) from None
-    return _on("linspace", dev, values, copy=dev.type != "cpu")
 
 
 def _rebuild(array: np.ndarray[Any, Any], device: str) -> Tensor:

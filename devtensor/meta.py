@@ -247,8 +247,6 @@ def _check_alpha(op: str, alpha: Scalar, result: DType, other: TensorOrScalar) -
             check_int_scalar(op, "alpha * other", alpha * other, result)
 
 
-#: The name this helper had before it was public (devtensor.tensor imports it).
-_check_int_scalar: Final = check_int_scalar
 _BINARY_NAMES: Final = ("self", "other")
 #: ``alpha is ONE``: alpha at its default (ints this small are cached objects), valid without further tests.
 ONE: Final = 1

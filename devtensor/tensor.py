@@ -43,6 +43,7 @@ __all__ = [
     "TensorOrScalar",
     "Storage",
     "TensorSpec",
+    "check_scalar_fits",
 ]
 
 
@@ -152,10 +153,12 @@ class Tensor(TensorOpMethods):
         shape: tuple[int, ...] = self._array.shape
         if dim is None:
             return shape
+        from devtensor.meta import normalize_dim  # (meta imports tensor)
+
         if not shape:
-            _normalize_dim("size", dim, 0)  # type errors first, as for any other tensor
+            normalize_dim("size", dim, 0)  # type errors first, as for any other tensor
             raise IndexOutOfRangeError(f"size: dimension specified as {dim} but the tensor has no dimensions")
-        return shape[_normalize_dim("size", dim, len(shape))]
+        return shape[normalize_dim("size", dim, len(shape))]
 
     def element_size(self) -> int:
         """Bytes per element."""
@@ -325,7 +328,7 @@ class Tensor(TensorOpMethods):
                 )
             source: Any = value._array
         elif type(value) in SCALAR_TYPES:
-            _check_scalar_fits("__setitem__", value, self._dtype)
+            check_scalar_fits("__setitem__", value, self._dtype)
             source = value
         else:
             raise ArgumentTypeError(
@@ -490,7 +493,7 @@ def _names_dtype(spec: str) -> bool:
     return True
 
 
-def _check_scalar_fits(op: str, value: Scalar, dtype: DType, arg: str = "value") -> None:
+def check_scalar_fits(op: str, value: Scalar, dtype: DType, arg: str = "value") -> None:
     """Raise when the Python number ``value`` (argument ``arg``) cannot be written into an element of ``dtype``
     (PyTorch's checked scalar conversion; NumPy raises the same exception classes with messages that name no
     op, or for a float into an integer dtype wraps silently)."""
@@ -498,10 +501,10 @@ def _check_scalar_fits(op: str, value: Scalar, dtype: DType, arg: str = "value")
     if type(value) is complex and kind != "c":
         raise CastingError(f"{op}: argument '{arg}' {value!r} is complex; it cannot be written into dtype {dtype.name}")
     if kind in "iu":
-        from devtensor.meta import _check_int_scalar
+        from devtensor.meta import check_int_scalar
 
         if type(value) is int:
-            _check_int_scalar(op, arg, value, dtype)
+            check_int_scalar(op, arg, value, dtype)
         elif type(value) is float:
             if value != value:
                 raise ArgumentValueError(f"{op}: argument '{arg}' is NaN; it cannot be written into dtype {dtype.name}")
@@ -509,22 +512,7 @@ def _check_scalar_fits(op: str, value: Scalar, dtype: DType, arg: str = "value")
                 raise ScalarOverflowError(
                     f"{op}: argument '{arg}' {value!r} is infinite; it cannot be written into dtype {dtype.name}"
                 )
-            _check_int_scalar(op, arg, int(value), dtype)
-
-
-def _normalize_dim(op: str, dim: int, ndim: int) -> int:
-    """``dim`` in ``range(ndim)`` (negative counts from the end). Raises IndexError naming the op."""
-    if isinstance(dim, bool) or not isinstance(dim, int):
-        raise ArgumentTypeError(f"{op}: argument 'dim' must be an int, got {type(dim).__name__} {dim!r}")
-    lo = -ndim if ndim else -1
-    hi = ndim - 1 if ndim else 0
-    if not lo <= dim <= hi:
-        raise IndexOutOfRangeError(
-            f"{op}: dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
-        )
-    if ndim == 0:
-        return 0
-    return dim + ndim if dim < 0 else dim
+            check_int_scalar(op, arg, int(value), dtype)
 
 
 def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
