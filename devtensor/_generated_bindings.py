@@ -269,8 +269,8 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -279,8 +279,8 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -367,8 +367,8 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -377,8 +377,8 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -577,8 +577,8 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -587,8 +587,8 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -675,8 +675,8 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -685,8 +685,8 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -884,8 +884,8 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -894,8 +894,8 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -981,8 +981,8 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -991,8 +991,8 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1184,8 +1184,8 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -1194,8 +1194,8 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1277,8 +1277,8 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -1287,8 +1287,8 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1476,8 +1476,8 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -1486,8 +1486,8 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1573,8 +1573,8 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -1583,8 +1583,8 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1776,8 +1776,8 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -1786,8 +1786,8 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1869,8 +1869,8 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -1879,8 +1879,8 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2051,8 +2051,8 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2061,8 +2061,8 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2130,8 +2130,8 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2140,8 +2140,8 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2301,8 +2301,8 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2311,8 +2311,8 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2380,8 +2380,8 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2390,8 +2390,8 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2551,8 +2551,8 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2561,8 +2561,8 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2630,8 +2630,8 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2640,8 +2640,8 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2801,8 +2801,8 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2811,8 +2811,8 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2880,8 +2880,8 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2890,8 +2890,8 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3051,8 +3051,8 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3061,8 +3061,8 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3130,8 +3130,8 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3140,8 +3140,8 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3301,8 +3301,8 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3311,8 +3311,8 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3380,8 +3380,8 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3390,8 +3390,8 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3551,8 +3551,8 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3561,8 +3561,8 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3630,8 +3630,8 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3640,8 +3640,8 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3801,8 +3801,8 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3811,8 +3811,8 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3880,8 +3880,8 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3890,8 +3890,8 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4050,8 +4050,8 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4060,8 +4060,8 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4128,8 +4128,8 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4138,8 +4138,8 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4314,8 +4314,8 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4324,8 +4324,8 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4411,8 +4411,8 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4421,8 +4421,8 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4618,8 +4618,8 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4628,8 +4628,8 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4715,8 +4715,8 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4725,8 +4725,8 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4912,8 +4912,8 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4922,8 +4922,8 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5000,8 +5000,8 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5010,8 +5010,8 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5200,8 +5200,8 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5210,8 +5210,8 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5292,8 +5292,8 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5302,8 +5302,8 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5396,8 +5396,8 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5406,8 +5406,8 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5493,8 +5493,8 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5503,8 +5503,8 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5700,8 +5700,8 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5710,8 +5710,8 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5797,8 +5797,8 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5807,8 +5807,8 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6004,8 +6004,8 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6014,8 +6014,8 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6101,8 +6101,8 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6111,8 +6111,8 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6308,8 +6308,8 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6318,8 +6318,8 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6405,8 +6405,8 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6415,8 +6415,8 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6612,8 +6612,8 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6622,8 +6622,8 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6709,8 +6709,8 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6719,8 +6719,8 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6916,8 +6916,8 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6926,8 +6926,8 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -7013,8 +7013,8 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -7023,8 +7023,8 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -7220,8 +7220,8 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -7230,8 +7230,8 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -7317,8 +7317,8 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -7327,8 +7327,8 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -7524,8 +7524,8 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -7534,8 +7534,8 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -7621,8 +7621,8 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -7631,8 +7631,8 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -7828,8 +7828,8 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -7838,8 +7838,8 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -7925,8 +7925,8 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -7935,8 +7935,8 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8115,8 +8115,8 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8125,8 +8125,8 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8194,8 +8194,8 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8204,8 +8204,8 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8367,8 +8367,8 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8377,8 +8377,8 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8449,8 +8449,8 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8459,8 +8459,8 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8537,8 +8537,8 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8547,8 +8547,8 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8619,8 +8619,8 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8629,8 +8629,8 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8707,8 +8707,8 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8717,8 +8717,8 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8789,8 +8789,8 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8799,8 +8799,8 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8877,8 +8877,8 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8887,8 +8887,8 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8959,8 +8959,8 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8969,8 +8969,8 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9047,8 +9047,8 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9057,8 +9057,8 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9129,8 +9129,8 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9139,8 +9139,8 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9222,8 +9222,8 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9232,8 +9232,8 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9310,8 +9310,8 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9320,8 +9320,8 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9498,8 +9498,8 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9508,8 +9508,8 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9576,8 +9576,8 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9586,8 +9586,8 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9660,8 +9660,8 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9670,8 +9670,8 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9738,8 +9738,8 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9748,8 +9748,8 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9822,8 +9822,8 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9832,8 +9832,8 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9900,8 +9900,8 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9910,8 +9910,8 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9984,8 +9984,8 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9994,8 +9994,8 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10062,8 +10062,8 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10072,8 +10072,8 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10146,8 +10146,8 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10156,8 +10156,8 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10224,8 +10224,8 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10234,8 +10234,8 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10308,8 +10308,8 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10318,8 +10318,8 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10386,8 +10386,8 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10396,8 +10396,8 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10470,8 +10470,8 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10480,8 +10480,8 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10548,8 +10548,8 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10558,8 +10558,8 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10632,8 +10632,8 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10642,8 +10642,8 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10710,8 +10710,8 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10720,8 +10720,8 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10794,8 +10794,8 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10804,8 +10804,8 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10872,8 +10872,8 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10882,8 +10882,8 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10956,8 +10956,8 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10966,8 +10966,8 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11034,8 +11034,8 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11044,8 +11044,8 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11118,8 +11118,8 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11128,8 +11128,8 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11196,8 +11196,8 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11206,8 +11206,8 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11280,8 +11280,8 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11290,8 +11290,8 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11358,8 +11358,8 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11368,8 +11368,8 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11442,8 +11442,8 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11452,8 +11452,8 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11520,8 +11520,8 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11530,8 +11530,8 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11604,8 +11604,8 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11614,8 +11614,8 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11682,8 +11682,8 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11692,8 +11692,8 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11766,8 +11766,8 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11776,8 +11776,8 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11844,8 +11844,8 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11854,8 +11854,8 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12012,8 +12012,8 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12022,8 +12022,8 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12090,8 +12090,8 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12100,8 +12100,8 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12177,8 +12177,8 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12187,8 +12187,8 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12259,8 +12259,8 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12269,8 +12269,8 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12344,8 +12344,8 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12354,8 +12354,8 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12422,8 +12422,8 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12432,8 +12432,8 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12506,8 +12506,8 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12516,8 +12516,8 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12584,8 +12584,8 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12594,8 +12594,8 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12668,8 +12668,8 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12678,8 +12678,8 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12746,8 +12746,8 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12756,8 +12756,8 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12830,8 +12830,8 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12840,8 +12840,8 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12908,8 +12908,8 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12918,8 +12918,8 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12992,8 +12992,8 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -13002,8 +13002,8 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -13070,8 +13070,8 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -13080,8 +13080,8 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -13173,8 +13173,8 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -13183,8 +13183,8 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -13271,8 +13271,8 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -13281,8 +13281,8 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -13481,8 +13481,8 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -13491,8 +13491,8 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -13579,8 +13579,8 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -13589,8 +13589,8 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -13788,8 +13788,8 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -13798,8 +13798,8 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -13885,8 +13885,8 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -13895,8 +13895,8 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -14088,8 +14088,8 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -14098,8 +14098,8 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -14181,8 +14181,8 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -14191,8 +14191,8 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -14380,8 +14380,8 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -14390,8 +14390,8 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -14477,8 +14477,8 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -14487,8 +14487,8 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -14680,8 +14680,8 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -14690,8 +14690,8 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -14773,8 +14773,8 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -14783,8 +14783,8 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -14955,8 +14955,8 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -14965,8 +14965,8 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -15034,8 +15034,8 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -15044,8 +15044,8 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -15205,8 +15205,8 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -15215,8 +15215,8 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -15284,8 +15284,8 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -15294,8 +15294,8 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -15455,8 +15455,8 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -15465,8 +15465,8 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -15534,8 +15534,8 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -15544,8 +15544,8 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -15705,8 +15705,8 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -15715,8 +15715,8 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -15784,8 +15784,8 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -15794,8 +15794,8 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -15955,8 +15955,8 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -15965,8 +15965,8 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -16034,8 +16034,8 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -16044,8 +16044,8 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -16205,8 +16205,8 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -16215,8 +16215,8 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -16284,8 +16284,8 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -16294,8 +16294,8 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -16455,8 +16455,8 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -16465,8 +16465,8 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -16534,8 +16534,8 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -16544,8 +16544,8 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -16705,8 +16705,8 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -16715,8 +16715,8 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -16784,8 +16784,8 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -16794,8 +16794,8 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -16954,8 +16954,8 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -16964,8 +16964,8 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -17032,8 +17032,8 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -17042,8 +17042,8 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -17218,8 +17218,8 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -17228,8 +17228,8 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -17315,8 +17315,8 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -17325,8 +17325,8 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -17522,8 +17522,8 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -17532,8 +17532,8 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -17619,8 +17619,8 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -17629,8 +17629,8 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -17816,8 +17816,8 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -17826,8 +17826,8 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -17904,8 +17904,8 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -17914,8 +17914,8 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -18104,8 +18104,8 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -18114,8 +18114,8 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -18196,8 +18196,8 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -18206,8 +18206,8 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -18300,8 +18300,8 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -18310,8 +18310,8 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -18397,8 +18397,8 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -18407,8 +18407,8 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -18604,8 +18604,8 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -18614,8 +18614,8 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -18701,8 +18701,8 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -18711,8 +18711,8 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -18908,8 +18908,8 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -18918,8 +18918,8 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -19005,8 +19005,8 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -19015,8 +19015,8 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -19212,8 +19212,8 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -19222,8 +19222,8 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -19309,8 +19309,8 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -19319,8 +19319,8 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -19516,8 +19516,8 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -19526,8 +19526,8 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -19613,8 +19613,8 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -19623,8 +19623,8 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -19820,8 +19820,8 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -19830,8 +19830,8 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -19917,8 +19917,8 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -19927,8 +19927,8 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -20124,8 +20124,8 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -20134,8 +20134,8 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -20221,8 +20221,8 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -20231,8 +20231,8 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -20428,8 +20428,8 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -20438,8 +20438,8 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -20525,8 +20525,8 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -20535,8 +20535,8 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -20732,8 +20732,8 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -20742,8 +20742,8 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -20829,8 +20829,8 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -20839,8 +20839,8 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -21019,8 +21019,8 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -21029,8 +21029,8 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -21098,8 +21098,8 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -21108,8 +21108,8 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -21271,8 +21271,8 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -21281,8 +21281,8 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -21353,8 +21353,8 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -21363,8 +21363,8 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -21441,8 +21441,8 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -21451,8 +21451,8 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -21523,8 +21523,8 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -21533,8 +21533,8 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -21611,8 +21611,8 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -21621,8 +21621,8 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -21693,8 +21693,8 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -21703,8 +21703,8 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -21781,8 +21781,8 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -21791,8 +21791,8 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -21863,8 +21863,8 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -21873,8 +21873,8 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -21951,8 +21951,8 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -21961,8 +21961,8 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -22033,8 +22033,8 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -22043,8 +22043,8 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -22126,8 +22126,8 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -22136,8 +22136,8 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -22214,8 +22214,8 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -22224,8 +22224,8 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -22402,8 +22402,8 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -22412,8 +22412,8 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -22480,8 +22480,8 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -22490,8 +22490,8 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -22564,8 +22564,8 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -22574,8 +22574,8 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -22642,8 +22642,8 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -22652,8 +22652,8 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -22726,8 +22726,8 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -22736,8 +22736,8 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -22804,8 +22804,8 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -22814,8 +22814,8 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -22888,8 +22888,8 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -22898,8 +22898,8 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -22966,8 +22966,8 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -22976,8 +22976,8 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -23050,8 +23050,8 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -23060,8 +23060,8 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -23128,8 +23128,8 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -23138,8 +23138,8 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -23212,8 +23212,8 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -23222,8 +23222,8 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -23290,8 +23290,8 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -23300,8 +23300,8 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -23374,8 +23374,8 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -23384,8 +23384,8 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -23452,8 +23452,8 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -23462,8 +23462,8 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -23536,8 +23536,8 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -23546,8 +23546,8 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -23614,8 +23614,8 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -23624,8 +23624,8 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -23698,8 +23698,8 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -23708,8 +23708,8 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -23776,8 +23776,8 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -23786,8 +23786,8 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -23860,8 +23860,8 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -23870,8 +23870,8 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -23938,8 +23938,8 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -23948,8 +23948,8 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -24022,8 +24022,8 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -24032,8 +24032,8 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -24100,8 +24100,8 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -24110,8 +24110,8 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -24184,8 +24184,8 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -24194,8 +24194,8 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -24262,8 +24262,8 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -24272,8 +24272,8 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -24346,8 +24346,8 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -24356,8 +24356,8 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -24424,8 +24424,8 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -24434,8 +24434,8 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -24508,8 +24508,8 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -24518,8 +24518,8 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -24586,8 +24586,8 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -24596,8 +24596,8 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -24670,8 +24670,8 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -24680,8 +24680,8 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -24748,8 +24748,8 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -24758,8 +24758,8 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -24916,8 +24916,8 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -24926,8 +24926,8 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -24994,8 +24994,8 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -25004,8 +25004,8 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -25081,8 +25081,8 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -25091,8 +25091,8 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -25163,8 +25163,8 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -25173,8 +25173,8 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -25248,8 +25248,8 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -25258,8 +25258,8 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -25326,8 +25326,8 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -25336,8 +25336,8 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -25410,8 +25410,8 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -25420,8 +25420,8 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -25488,8 +25488,8 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -25498,8 +25498,8 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -25572,8 +25572,8 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -25582,8 +25582,8 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -25650,8 +25650,8 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -25660,8 +25660,8 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -25734,8 +25734,8 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -25744,8 +25744,8 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -25812,8 +25812,8 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -25822,8 +25822,8 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -25896,8 +25896,8 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -25906,8 +25906,8 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -25974,8 +25974,8 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -25984,8 +25984,8 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())

@@ -546,8 +546,8 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -556,8 +556,8 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -644,8 +644,8 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -654,8 +654,8 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -854,8 +854,8 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -864,8 +864,8 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -952,8 +952,8 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -962,8 +962,8 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1161,8 +1161,8 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -1171,8 +1171,8 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1258,8 +1258,8 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -1268,8 +1268,8 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1461,8 +1461,8 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -1471,8 +1471,8 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1554,8 +1554,8 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -1564,8 +1564,8 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1753,8 +1753,8 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -1763,8 +1763,8 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1850,8 +1850,8 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -1860,8 +1860,8 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2053,8 +2053,8 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2063,8 +2063,8 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2146,8 +2146,8 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2156,8 +2156,8 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2328,8 +2328,8 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2338,8 +2338,8 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2407,8 +2407,8 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2417,8 +2417,8 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2578,8 +2578,8 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2588,8 +2588,8 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2657,8 +2657,8 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2667,8 +2667,8 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2828,8 +2828,8 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2838,8 +2838,8 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -2907,8 +2907,8 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -2917,8 +2917,8 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3078,8 +3078,8 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3088,8 +3088,8 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3157,8 +3157,8 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3167,8 +3167,8 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3328,8 +3328,8 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3338,8 +3338,8 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3407,8 +3407,8 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3417,8 +3417,8 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3578,8 +3578,8 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3588,8 +3588,8 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3657,8 +3657,8 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3667,8 +3667,8 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3828,8 +3828,8 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3838,8 +3838,8 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -3907,8 +3907,8 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -3917,8 +3917,8 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4078,8 +4078,8 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4088,8 +4088,8 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4157,8 +4157,8 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4167,8 +4167,8 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4327,8 +4327,8 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4337,8 +4337,8 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4405,8 +4405,8 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4415,8 +4415,8 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4591,8 +4591,8 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4601,8 +4601,8 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4688,8 +4688,8 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4698,8 +4698,8 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4895,8 +4895,8 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -4905,8 +4905,8 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -4992,8 +4992,8 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5002,8 +5002,8 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5189,8 +5189,8 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5199,8 +5199,8 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5277,8 +5277,8 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5287,8 +5287,8 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5477,8 +5477,8 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5487,8 +5487,8 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5569,8 +5569,8 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5579,8 +5579,8 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5673,8 +5673,8 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5683,8 +5683,8 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5770,8 +5770,8 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5780,8 +5780,8 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -5977,8 +5977,8 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -5987,8 +5987,8 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6074,8 +6074,8 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6084,8 +6084,8 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6281,8 +6281,8 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6291,8 +6291,8 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6378,8 +6378,8 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6388,8 +6388,8 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6585,8 +6585,8 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6595,8 +6595,8 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6682,8 +6682,8 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6692,8 +6692,8 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6889,8 +6889,8 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6899,8 +6899,8 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -6986,8 +6986,8 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -6996,8 +6996,8 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -7193,8 +7193,8 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -7203,8 +7203,8 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -7290,8 +7290,8 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -7300,8 +7300,8 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -7497,8 +7497,8 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -7507,8 +7507,8 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -7594,8 +7594,8 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -7604,8 +7604,8 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -7801,8 +7801,8 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -7811,8 +7811,8 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -7898,8 +7898,8 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -7908,8 +7908,8 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8105,8 +8105,8 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8115,8 +8115,8 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8202,8 +8202,8 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8212,8 +8212,8 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8392,8 +8392,8 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8402,8 +8402,8 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8471,8 +8471,8 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8481,8 +8481,8 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8644,8 +8644,8 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8654,8 +8654,8 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8726,8 +8726,8 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8736,8 +8736,8 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8814,8 +8814,8 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8824,8 +8824,8 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8896,8 +8896,8 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8906,8 +8906,8 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -8984,8 +8984,8 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -8994,8 +8994,8 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9066,8 +9066,8 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9076,8 +9076,8 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9154,8 +9154,8 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9164,8 +9164,8 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9236,8 +9236,8 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9246,8 +9246,8 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9324,8 +9324,8 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9334,8 +9334,8 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9406,8 +9406,8 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9416,8 +9416,8 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9499,8 +9499,8 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9509,8 +9509,8 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9587,8 +9587,8 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9597,8 +9597,8 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9775,8 +9775,8 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9785,8 +9785,8 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9853,8 +9853,8 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9863,8 +9863,8 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -9937,8 +9937,8 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -9947,8 +9947,8 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10015,8 +10015,8 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10025,8 +10025,8 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10099,8 +10099,8 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10109,8 +10109,8 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10177,8 +10177,8 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10187,8 +10187,8 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10261,8 +10261,8 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10271,8 +10271,8 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10339,8 +10339,8 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10349,8 +10349,8 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10423,8 +10423,8 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10433,8 +10433,8 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10501,8 +10501,8 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10511,8 +10511,8 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10585,8 +10585,8 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10595,8 +10595,8 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10663,8 +10663,8 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10673,8 +10673,8 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10747,8 +10747,8 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10757,8 +10757,8 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10825,8 +10825,8 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10835,8 +10835,8 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10909,8 +10909,8 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10919,8 +10919,8 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -10987,8 +10987,8 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -10997,8 +10997,8 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11071,8 +11071,8 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11081,8 +11081,8 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11149,8 +11149,8 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11159,8 +11159,8 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11233,8 +11233,8 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11243,8 +11243,8 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11311,8 +11311,8 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11321,8 +11321,8 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11395,8 +11395,8 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11405,8 +11405,8 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11473,8 +11473,8 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11483,8 +11483,8 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11557,8 +11557,8 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11567,8 +11567,8 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11635,8 +11635,8 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11645,8 +11645,8 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11719,8 +11719,8 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11729,8 +11729,8 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11797,8 +11797,8 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11807,8 +11807,8 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11881,8 +11881,8 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11891,8 +11891,8 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -11959,8 +11959,8 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -11969,8 +11969,8 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12043,8 +12043,8 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12053,8 +12053,8 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12121,8 +12121,8 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12131,8 +12131,8 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12289,8 +12289,8 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12299,8 +12299,8 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12367,8 +12367,8 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12377,8 +12377,8 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12454,8 +12454,8 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12464,8 +12464,8 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12536,8 +12536,8 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12546,8 +12546,8 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12621,8 +12621,8 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12631,8 +12631,8 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12699,8 +12699,8 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12709,8 +12709,8 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12783,8 +12783,8 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12793,8 +12793,8 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12861,8 +12861,8 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12871,8 +12871,8 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -12945,8 +12945,8 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -12955,8 +12955,8 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -13023,8 +13023,8 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -13033,8 +13033,8 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -13106,8 +13106,8 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -13116,8 +13116,8 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -13183,8 +13183,8 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -13193,8 +13193,8 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -13266,8 +13266,8 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -13276,8 +13276,8 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -13343,8 +13343,8 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _device._guard is None:
                 try:
                     _out_array = _backend.alloc(_spec[0], _spec[1])
-                except ValueError as _error:
-                    _alloc_failed(_name, _spec, _error)
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
@@ -13353,8 +13353,8 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except ValueError as _error:
-                        _alloc_failed(_name, _spec, _error)
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())

@@ -268,3 +268,16 @@ def test_sizes_that_are_not_ints_are_type_errors(bad: Any) -> None:
         dt.empty(bad)
     with pytest.raises(ArgumentTypeError, match=words("zeros", "size")):
         dt.zeros(2, bad)
+
+
+# --- op results that do not fit in memory: the same error as creation functions -------------------------------
+
+
+@pytest.mark.parametrize("variant", ["functional", "out"])
+def test_an_op_result_that_does_not_fit_in_memory_is_out_of_memory_error(variant: str) -> None:
+    huge = dt.zeros(1).expand(2**40)  # a view: no memory of its own, 8 TiB as float64
+    out = dt.zeros(3)
+    with pytest.raises(OutOfMemoryError, match=r"add: out of memory .*shape \(1099511627776,\).*float64") as info:
+        dt.add(huge, 1, out=out) if variant == "out" else dt.add(huge, 1)
+    assert isinstance(info.value, MemoryError)
+    assert out.shape == (3,) and out.version == 0  # nothing changed

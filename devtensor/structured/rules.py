@@ -49,8 +49,14 @@ def mismatch(op: str, named: Sequence[tuple[str, Any]]) -> typing.NoReturn:
     )
 
 
-def alloc_failed(op: str, spec: TensorSpec, error: ValueError) -> typing.NoReturn:
-    """A result NumPy cannot allocate (too many elements for the address space, too many dims)."""
+def alloc_failed(op: str, spec: TensorSpec, error: Exception, device: Device | None = None) -> typing.NoReturn:
+    """A result that cannot be allocated: OutOfMemoryError (a MemoryError) naming the op, shape, dtype, bytes and
+    device when the memory is not there; ArgumentValueError for a size NumPy cannot express (too many elements
+    for the address space, too many dims)."""
+    from devtensor.backends import allocation_error  # (backends imports the tensor classes this module uses)
+
+    if isinstance(error, MemoryError):
+        raise allocation_error(op, spec[0], spec[1], device, error) from None
     raise ArgumentValueError(f"{op}: cannot allocate the result of shape {tuple(spec[0])}: {error}") from None
 
 
@@ -220,8 +226,8 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], o
                 return backend.alloc(shape, arr.dtype)
             with guard:
                 return backend.alloc(shape, arr.dtype)
-        except ValueError as e:
-            alloc_failed(op, spec, e)
+        except (ValueError, MemoryError) as e:
+            alloc_failed(op, spec, e, out._device)
     if out._backend.has_data:
         if not out._write_checked:
             check_writable(op, "out", out)
