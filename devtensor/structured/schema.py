@@ -104,6 +104,7 @@ SOURCE_NAMES: Final = frozenset(
         "ValueError",
         "Warning",
         "FloatingPointError",
+        "MemoryError",
     }
 )
 
