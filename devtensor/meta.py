@@ -42,6 +42,7 @@ __all__ = [
     "check_int_scalar",
     "check_python_ints",
     "int_arg",
+    "int_bounds",
     "ints_arg",
     "normalize_dim",
     "normalize_dims",
@@ -102,17 +103,29 @@ def _resolve(op: str, ufunc: np.ufunc, operands: tuple[Any, ...]) -> tuple[DType
     except TypeError as e:
         names = ", ".join(o.__name__ if isinstance(o, type) else str(o) for o in operands)
         raise ArgumentTypeError(f"{op}: not supported for argument dtypes ({names}): {e}") from None
-    # Python ints must fit the loop dtype they are converted to, as NumPy 2 requires (it raises OverflowError
-    # naming no op) — except in comparisons, where NumPy 2 compares out-of-range ints exactly.
-    int_scalars = (
-        () if ufunc in _COMPARISONS else tuple(i for i, o in enumerate(operands) if o is int and loop[i].kind in "iufc")
-    )
-    entry = (loop[ufunc.nin], int_scalars, tuple(loop[: ufunc.nin]))
+    # Python ints must fit the dtype NumPy 2 converts them to, or it raises OverflowError naming no op: the loop
+    # dtype, except that an int meeting a bool loop (the logical ops) is converted to the default integer,
+    # int64, first, and that a comparison with an integer tensor compares out-of-range ints exactly (NumPy 2;
+    # a bool tensor compares in an int64 loop, where the int must fit).
+    exact = ufunc in _COMPARISONS and any(isinstance(o, np.dtype) and o.kind in "iu" for o in operands)
+    targets = tuple(_INT64 if d.kind == "b" else d for d in loop[: ufunc.nin])
+    int_scalars = tuple(i for i, o in enumerate(operands) if o is int and not (exact and targets[i].kind in "iu"))
+    entry = (loop[ufunc.nin], int_scalars, targets)
     _resolve_cache[key] = entry
     return entry
 
 
 _COMPARISONS: Final = frozenset({np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal})
+_INT64: Final = np.dtype(np.int64)
+
+
+def int_bounds(dtype: DType) -> tuple[int, int]:
+    """``(min, max)`` of the integer ``dtype`` (cached; ``np.iinfo``'s values as Python ints)."""
+    bounds = _IINFO.get(dtype)
+    if bounds is None:
+        info = np.iinfo(dtype)
+        bounds = _IINFO[dtype] = (int(info.min), int(info.max))
+    return bounds
 
 
 def check_int_scalar(op: str, arg: str, value: int, dtype: DType) -> None:
@@ -126,10 +139,7 @@ def check_int_scalar(op: str, arg: str, value: int, dtype: DType) -> None:
                 f"{op}: Python integer {value} (argument '{arg}') is too large to convert to {dtype.name}"
             ) from None
         return
-    bounds = _IINFO.get(dtype)
-    if bounds is None:
-        info = np.iinfo(dtype)
-        bounds = _IINFO[dtype] = (int(info.min), int(info.max))
+    bounds = _IINFO.get(dtype) or int_bounds(dtype)
     if not bounds[0] <= value <= bounds[1]:
         raise ScalarOverflowError(
             f"{op}: Python integer {value} (argument '{arg}') is out of bounds for {dtype.name} "
