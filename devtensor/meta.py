@@ -20,6 +20,7 @@ Errors name the op and the arguments.
 from __future__ import annotations
 
 import inspect
+import math
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any, Final
@@ -43,6 +44,7 @@ __all__ = [
     "check_python_ints",
     "int_arg",
     "int_bounds",
+    "int_text",
     "ints_arg",
     "normalize_dim",
     "normalize_dims",
@@ -136,15 +138,26 @@ def check_int_scalar(op: str, arg: str, value: int, dtype: DType) -> None:
             float(value)
         except OverflowError:
             raise ScalarOverflowError(
-                f"{op}: Python integer {value} (argument '{arg}') is too large to convert to {dtype.name}"
+                f"{op}: Python integer {int_text(value)} (argument '{arg}') is too large to convert to {dtype.name}"
             ) from None
         return
     bounds = _IINFO.get(dtype) or int_bounds(dtype)
     if not bounds[0] <= value <= bounds[1]:
         raise ScalarOverflowError(
-            f"{op}: Python integer {value} (argument '{arg}') is out of bounds for {dtype.name} "
+            f"{op}: Python integer {int_text(value)} (argument '{arg}') is out of bounds for {dtype.name} "
             f"[{bounds[0]}, {bounds[1]}]"
         )
+
+
+def int_text(value: int) -> str:
+    """``value`` for an error message: its digits, or ``~10**N`` (with its sign) from 61 digits on, which keeps
+    messages short and never meets Python's limit on converting huge ints to text."""
+    if -_BIG_INT < value < _BIG_INT:
+        return str(value)
+    return f"{'-' if value < 0 else ''}~10**{int(math.log10(-value if value < 0 else value))}"
+
+
+_BIG_INT: Final = 10**60
 
 
 def ufunc_result_dtype(op: str, ufunc: np.ufunc, *operands: DType | type) -> DType:
@@ -266,10 +279,11 @@ _NO_DTYPE: Final = np.dtype(np.void)  # fills the empty cache entry (its operand
 
 
 def check_python_ints(op: str, dtype: DType, names: tuple[str, ...], *args: Any) -> None:
-    """For an op whose arguments all meet in the result ``dtype`` (``clamp``, ``where``): raise
-    ScalarOverflowError (an OverflowError) naming the op and the argument when a Python int among ``args`` is out
-    of range of ``dtype``, an integer dtype. Does nothing for other dtypes; ``names`` name ``args``."""
-    if dtype.kind in "iu":
+    """For an op whose arguments all meet in the result ``dtype`` (``where``): raise ScalarOverflowError (an
+    OverflowError) naming the op and the argument when a Python int among ``args`` is out of range of ``dtype``,
+    an integer dtype, or too large for a float or complex one (NumPy raises a bare OverflowError there). Does
+    nothing for other dtypes; ``names`` name ``args``."""
+    if dtype.kind in "iufc":
         for name, a in zip(names, args, strict=True):
             if type(a) is int:
                 check_int_scalar(op, name, a, dtype)

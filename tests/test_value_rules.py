@@ -28,6 +28,7 @@ from devtensor.errors import ArgumentTypeError, ArgumentValueError, DevtensorErr
 from devtensor.tensor import Tensor
 
 DEVICES = ["cpu", "cuda:1", "meta"]
+INT = r"-?(\d+|~10\*\*\d+)"  # an int in an error message: its digits, or ~10**N when huge
 
 
 @pytest.fixture(params=DEVICES)
@@ -113,7 +114,7 @@ def test_comparison_and_logical_ops_with_python_ints_follow_numpy(
             args = (value, t) if swapped else (t, value)
             label = f"{name}({'int, ' if swapped else ''}{dtype}{'' if swapped else ', int'}) with {_value_id(value)}"
             if expected is OverflowError:
-                with pytest.raises(ScalarOverflowError, match=rf"^{name}: Python integer -?\d+ \(argument "):
+                with pytest.raises(ScalarOverflowError, match=rf"^{name}: Python integer {INT} \(argument "):
                     fn(*args)
                 out = dt.zeros(3, dtype=dt.bool, device=device)
                 with pytest.raises(ScalarOverflowError, match=name):
@@ -281,7 +282,7 @@ def test_clamp_with_python_int_bounds_beyond_the_dtype_follows_np_clip(dtype: st
         x = on(data, device)
         if expected is OverflowError:
             bad = "min" if min_ is not None and min_ > hi else "max"
-            with pytest.raises(ScalarOverflowError, match=rf"^clamp: Python integer -?\d+ \(argument '{bad}'\)"):
+            with pytest.raises(ScalarOverflowError, match=rf"^clamp: Python integer {INT} \(argument '{bad}'\)"):
                 dt.clamp(x, min_, max_)
             out = dt.zeros(5, dtype=dtype, device=device)
             with pytest.raises(ScalarOverflowError, match="clamp"):
@@ -342,3 +343,14 @@ def test_clamp_with_tensor_bounds_and_bool_or_float_self_follows_np_clip(
     assert result.dtype == expected.dtype
     if device != "meta":
         np.testing.assert_array_equal(host(result), expected, strict=True)
+
+
+def test_where_with_an_int_too_large_for_a_float_result(device: str) -> None:
+    # np.where raises a bare OverflowError ("int too large to convert to float"); devtensor names op and argument
+    c = dt.ones(2, dtype=dt.bool, device=device)
+    with pytest.raises(ScalarOverflowError, match=r"^where: Python integer -~10\*\*400 \(argument 'other'\)"):
+        dt.where(c, dt.zeros(2, device=device), -(10**400))
+    with pytest.raises(ScalarOverflowError, match=r"^where: Python integer ~10\*\*5000 \(argument 'self'\)"):
+        dt.where(c, 10**5000, dt.zeros(2, dtype=dt.complex64, device=device))  # beyond str()'s digit limit
+    r = dt.where(c, dt.zeros(2, dtype=dt.float32, device=device), 2**70)  # a float holds it
+    assert r.dtype == dt.float32

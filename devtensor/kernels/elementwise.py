@@ -24,6 +24,7 @@ from devtensor.meta import (
     check_int_scalar,
     check_python_ints,
     int_bounds,
+    int_text,
     unary_ufunc_meta,
 )
 from devtensor.structured import TensorSpec, structured_op
@@ -248,7 +249,7 @@ def _check_int_bounds(dtype: DType, of_bool: bool, min: object, max: object) -> 
             if (value > hi) if name == "min" else (value < lo):
                 side = "above" if name == "min" else "below"
                 raise ScalarOverflowError(
-                    f"clamp: Python integer {value} (argument '{name}') is out of bounds for {dtype.name} "
+                    f"clamp: Python integer {int_text(value)} (argument '{name}') is out of bounds for {dtype.name} "
                     f"[{lo}, {hi}]: {side} every value of the dtype, as NumPy's clip refuses"
                 )
 
@@ -315,28 +316,55 @@ def _where(xp: ModuleType, condition: D, self: D | Scalar, other: D | Scalar, *,
 
 # --- comparisons and logical ops ------------------------------------------------------------------------
 
-eq = binary_ufunc("eq", np.equal, doc="``self == other``, elementwise, as a bool tensor (``torch.eq``, ``np.equal``).")
-ne = binary_ufunc(
-    "ne", np.not_equal, doc="``self != other``, elementwise, as a bool tensor (``torch.ne``, ``np.not_equal``)."
+# NumPy 2's rules for a Python int operand (the meta functions check them, devtensor.meta._resolve).
+_CMP_INT = (
+    " A Python int compares exactly with an integer tensor, whatever its size (NumPy 2: ``uint8 tensor == -1``"
+    " is all False); with a bool tensor it must fit int64 (the loop NumPy uses), with a float or complex one a"
+    " float64, else ScalarOverflowError."
 )
-lt = binary_ufunc("lt", np.less, doc="``self < other``, elementwise, as a bool tensor (``torch.lt``, ``np.less``).")
+_LOGICAL_INT = (
+    " A Python int operand must fit int64 (NumPy converts it to its default integer before taking its truth),"
+    " else ScalarOverflowError."
+)
+
+eq = binary_ufunc(
+    "eq", np.equal, doc="``self == other``, elementwise, as a bool tensor (``torch.eq``, ``np.equal``)." + _CMP_INT
+)
+ne = binary_ufunc(
+    "ne",
+    np.not_equal,
+    doc="``self != other``, elementwise, as a bool tensor (``torch.ne``, ``np.not_equal``)." + _CMP_INT,
+)
+lt = binary_ufunc(
+    "lt", np.less, doc="``self < other``, elementwise, as a bool tensor (``torch.lt``, ``np.less``)." + _CMP_INT
+)
 le = binary_ufunc(
-    "le", np.less_equal, doc="``self <= other``, elementwise, as a bool tensor (``torch.le``, ``np.less_equal``)."
+    "le",
+    np.less_equal,
+    doc="``self <= other``, elementwise, as a bool tensor (``torch.le``, ``np.less_equal``)." + _CMP_INT,
 )
 gt = binary_ufunc(
-    "gt", np.greater, doc="``self > other``, elementwise, as a bool tensor (``torch.gt``, ``np.greater``)."
+    "gt", np.greater, doc="``self > other``, elementwise, as a bool tensor (``torch.gt``, ``np.greater``)." + _CMP_INT
 )
 ge = binary_ufunc(
-    "ge", np.greater_equal, doc="``self >= other``, elementwise, as a bool tensor (``torch.ge``, ``np.greater_equal``)."
+    "ge",
+    np.greater_equal,
+    doc="``self >= other``, elementwise, as a bool tensor (``torch.ge``, ``np.greater_equal``)." + _CMP_INT,
 )
 logical_and = binary_ufunc(
-    "logical_and", np.logical_and, doc="Truth of ``self and other``, elementwise, as bool (``np.logical_and``)."
+    "logical_and",
+    np.logical_and,
+    doc="Truth of ``self and other``, elementwise, as bool (``np.logical_and``)." + _LOGICAL_INT,
 )
 logical_or = binary_ufunc(
-    "logical_or", np.logical_or, doc="Truth of ``self or other``, elementwise, as bool (``np.logical_or``)."
+    "logical_or",
+    np.logical_or,
+    doc="Truth of ``self or other``, elementwise, as bool (``np.logical_or``)." + _LOGICAL_INT,
 )
 logical_xor = binary_ufunc(
-    "logical_xor", np.logical_xor, doc="Truth of ``self xor other``, elementwise, as bool (``np.logical_xor``)."
+    "logical_xor",
+    np.logical_xor,
+    doc="Truth of ``self xor other``, elementwise, as bool (``np.logical_xor``)." + _LOGICAL_INT,
 )
 logical_not = unary_ufunc(
     "logical_not", np.logical_not, doc="Truth of ``not self``, elementwise, as bool (``np.logical_not``)."
