@@ -1800,19 +1800,19 @@ if TYPE_CHECKING:
     class UpsampleNearest1dCPUKernel(Protocol[_CPU0]):
         """The type of ``upsample_nearest1d``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, output_size: int | None, scale_factor: float | None, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
     class UpsampleNearest1dCUDAKernel(Protocol[_CUDA0]):
         """The type of ``upsample_nearest1d``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, output_size: int | None, scale_factor: float | None, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class UpsampleNearest1dXPKernel(Protocol[_XP]):
         """The type of ``upsample_nearest1d``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, output_size: int | None, scale_factor: float | None, *, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[_XP]) -> None: ...
 
 
     class _UpsampleNearest1dKernels(KernelRegistrar):

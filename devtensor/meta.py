@@ -20,6 +20,7 @@ Errors name the op and the arguments.
 from __future__ import annotations
 
 import inspect
+import math
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any, Final
@@ -42,6 +43,8 @@ __all__ = [
     "check_int_scalar",
     "check_python_ints",
     "int_arg",
+    "int_bounds",
+    "int_text",
     "ints_arg",
     "normalize_dim",
     "normalize_dims",
@@ -102,17 +105,29 @@ def _resolve(op: str, ufunc: np.ufunc, operands: tuple[Any, ...]) -> tuple[DType
     except TypeError as e:
         names = ", ".join(o.__name__ if isinstance(o, type) else str(o) for o in operands)
         raise ArgumentTypeError(f"{op}: not supported for argument dtypes ({names}): {e}") from None
-    # Python ints must fit the loop dtype they are converted to, as NumPy 2 requires (it raises OverflowError
-    # naming no op) — except in comparisons, where NumPy 2 compares out-of-range ints exactly.
-    int_scalars = (
-        () if ufunc in _COMPARISONS else tuple(i for i, o in enumerate(operands) if o is int and loop[i].kind in "iufc")
-    )
-    entry = (loop[ufunc.nin], int_scalars, tuple(loop[: ufunc.nin]))
+    # Python ints must fit the dtype NumPy 2 converts them to, or it raises OverflowError naming no op: the loop
+    # dtype, except that an int meeting a bool loop (the logical ops) is converted to the default integer,
+    # int64, first, and that a comparison with an integer tensor compares out-of-range ints exactly (NumPy 2;
+    # a bool tensor compares in an int64 loop, where the int must fit).
+    exact = ufunc in _COMPARISONS and any(isinstance(o, np.dtype) and o.kind in "iu" for o in operands)
+    targets = tuple(_INT64 if d.kind == "b" else d for d in loop[: ufunc.nin])
+    int_scalars = tuple(i for i, o in enumerate(operands) if o is int and not (exact and targets[i].kind in "iu"))
+    entry = (loop[ufunc.nin], int_scalars, targets)
     _resolve_cache[key] = entry
     return entry
 
 
 _COMPARISONS: Final = frozenset({np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal})
+_INT64: Final = np.dtype(np.int64)
+
+
+def int_bounds(dtype: DType) -> tuple[int, int]:
+    """``(min, max)`` of the integer ``dtype`` (cached; ``np.iinfo``'s values as Python ints)."""
+    bounds = _IINFO.get(dtype)
+    if bounds is None:
+        info = np.iinfo(dtype)
+        bounds = _IINFO[dtype] = (int(info.min), int(info.max))
+    return bounds
 
 
 def check_int_scalar(op: str, arg: str, value: int, dtype: DType) -> None:
@@ -123,18 +138,26 @@ def check_int_scalar(op: str, arg: str, value: int, dtype: DType) -> None:
             float(value)
         except OverflowError:
             raise ScalarOverflowError(
-                f"{op}: Python integer {value} (argument '{arg}') is too large to convert to {dtype.name}"
+                f"{op}: Python integer {int_text(value)} (argument '{arg}') is too large to convert to {dtype.name}"
             ) from None
         return
-    bounds = _IINFO.get(dtype)
-    if bounds is None:
-        info = np.iinfo(dtype)
-        bounds = _IINFO[dtype] = (int(info.min), int(info.max))
+    bounds = _IINFO.get(dtype) or int_bounds(dtype)
     if not bounds[0] <= value <= bounds[1]:
         raise ScalarOverflowError(
-            f"{op}: Python integer {value} (argument '{arg}') is out of bounds for {dtype.name} "
+            f"{op}: Python integer {int_text(value)} (argument '{arg}') is out of bounds for {dtype.name} "
             f"[{bounds[0]}, {bounds[1]}]"
         )
+
+
+def int_text(value: int) -> str:
+    """``value`` for an error message: its digits, or ``~10**N`` (with its sign) from 61 digits on, which keeps
+    messages short and never meets Python's limit on converting huge ints to text."""
+    if -_BIG_INT < value < _BIG_INT:
+        return str(value)
+    return f"{'-' if value < 0 else ''}~10**{int(math.log10(-value if value < 0 else value))}"
+
+
+_BIG_INT: Final = 10**60
 
 
 def ufunc_result_dtype(op: str, ufunc: np.ufunc, *operands: DType | type) -> DType:
@@ -254,10 +277,11 @@ _NO_DTYPE: Final = np.dtype(np.void)  # fills the empty cache entry (its operand
 
 
 def check_python_ints(op: str, dtype: DType, names: tuple[str, ...], *args: Any) -> None:
-    """For an op whose arguments all meet in the result ``dtype`` (``clamp``, ``where``): raise
-    ScalarOverflowError (an OverflowError) naming the op and the argument when a Python int among ``args`` is out
-    of range of ``dtype``, an integer dtype. Does nothing for other dtypes; ``names`` name ``args``."""
-    if dtype.kind in "iu":
+    """For an op whose arguments all meet in the result ``dtype`` (``where``): raise ScalarOverflowError (an
+    OverflowError) naming the op and the argument when a Python int among ``args`` is out of range of ``dtype``,
+    an integer dtype, or too large for a float or complex one (NumPy raises a bare OverflowError there). Does
+    nothing for other dtypes; ``names`` name ``args``."""
+    if dtype.kind in "iufc":
         for name, a in zip(names, args, strict=True):
             if type(a) is int:
                 check_int_scalar(op, name, a, dtype)

@@ -407,8 +407,8 @@ RANGE_CHECKED: list[tuple[str, Callable[[dt.Tensor, int], dt.Tensor]]] = [
     ("pow", dt.pow),
     ("maximum", dt.maximum),
     ("minimum", dt.minimum),
-    ("clamp", lambda t, s: dt.clamp(t, s)),
-    ("clamp", lambda t, s: dt.clamp(t, None, s)),
+    # (clamp's bounds follow np.clip >= 2.1: beyond the range on their own side they clip nothing; see
+    # tests/test_value_rules.py)
     ("where", lambda t, s: dt.where(dt.ones(t.shape, dtype=dt.bool), t, s)),
 ]
 
@@ -423,7 +423,7 @@ def test_python_int_out_of_range_is_an_overflow_error(
     t = dt.ones(2, dtype=dtype)
     with pytest.raises(OverflowError, match=name):
         fn(t, value)
-    if name not in ("clamp", "where", "div"):
+    if name not in ("where", "div"):
         with pytest.raises(OverflowError, match=name):
             fn(value, t)  # type: ignore[arg-type]
 

@@ -427,36 +427,38 @@ def test_cuda_impls_on_a_gpu() -> None:
 # --- upsample_nearest1d picks other source elements than PyTorch at small sizes ----------------------------
 
 
-def _pytorch_nearest_sources(length: int, output_size: int | None, scale_factor: float | None) -> list[int]:
-    """aten's nearest_idx: exact for L_out == L and 2L, else floor(j * scale) in float32 with scale =
-    float32(L / L_out) (size given) or float32(1 / scale_factor); checked against torch 2.13."""
+def _pytorch_nearest_sources(
+    length: int, output_size: int | None, scale_factor: float | None, double: bool = False
+) -> list[int]:
+    """aten's CPU nearest rule (compute_indices_weights_nearest): scale = L / L_out (size given) or
+    1 / scale_factor, and j * scale, in the opmath type (float64 for float64 input: ``double``, else float32),
+    then floorf of the product rounded to float32."""
+    opmath = np.float64 if double else np.float32
     if output_size is not None:
-        if output_size == length:
-            return list(range(length))
-        if output_size == 2 * length:
-            return [j >> 1 for j in range(output_size)]
-        scale = np.float32(length / output_size)
+        scale = opmath(length) / opmath(output_size)
         n = output_size
     else:
         assert scale_factor is not None
-        scale = np.float32(1.0 / scale_factor)
+        scale = opmath(1.0 / scale_factor)
         n = math.floor(length * scale_factor)
-    return [min(int(np.floor(np.float32(j) * scale)), length - 1) for j in range(n)]
+    return [min(int(np.floor(np.float32(opmath(j) * scale))), length - 1) for j in range(n)]
 
 
+@pytest.mark.parametrize("dtype", [dt.float64, dt.float32], ids=["float64", "float32"])
 @pytest.mark.parametrize(
     "length, output_size, scale_factor",
-    [(14, 46, None), (29, None, 0.28)],
-    ids=["L14-size46", "L29-scale0.28"],
+    [(14, 46, None), (29, None, 0.28), (26, 22, None)],
+    ids=["L14-size46", "L29-scale0.28", "L26-size22"],
 )
 def test_upsample_nearest1d_matches_pytorch_at_small_lengths(
-    length: int, output_size: int | None, scale_factor: float | None
+    length: int, output_size: int | None, scale_factor: float | None, dtype: Any
 ) -> None:
-    # The docstring says indices may differ from PyTorch's only "for lengths beyond about 2**24"; they differ at
-    # L = 14: e.g. output_size=46 gives source 7 at position 23 where torch.nn.functional.interpolate gives 6.
-    x = dt.arange(float(length)).reshape(1, 1, length)
+    # Indices follow PyTorch's arithmetic per input dtype: e.g. L = 14, output_size=46 gives source 6 at position
+    # 23 for float32 input (float32 product 6.9999995) and 7 for float64 (float64 product 7.000000000000001).
+    # (This test pinned float32 arithmetic for float64 input, PyTorch's older kernel, until issue 9 item 10.)
+    x = dt.arange(float(length), dtype=dtype).reshape(1, 1, length)
     result = dt.upsample_nearest1d(x, output_size, scale_factor)
-    expected = [float(i) for i in _pytorch_nearest_sources(length, output_size, scale_factor)]
+    expected = [float(i) for i in _pytorch_nearest_sources(length, output_size, scale_factor, dtype == dt.float64)]
     assert result.reshape(-1).tolist() == expected
 
 

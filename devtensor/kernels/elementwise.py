@@ -14,10 +14,19 @@ from types import ModuleType
 import numpy as np
 
 from devtensor import kernel_signatures as _ks
-from devtensor.dtypes import Scalar, result_type
-from devtensor.errors import ArgumentTypeError, ArgumentValueError
+from devtensor.dtypes import DType, Scalar, result_type
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, ScalarOverflowError
 from devtensor.kernels.ufunc_family import D, arr, binary_ufunc, elementwise_doc, unary_ufunc, weak
-from devtensor.meta import binary_ufunc_meta, broadcast_shapes, check_python_ints, unary_ufunc_meta
+from devtensor.meta import (
+    _IINFO,
+    binary_ufunc_meta,
+    broadcast_shapes,
+    check_int_scalar,
+    check_python_ints,
+    int_bounds,
+    int_text,
+    unary_ufunc_meta,
+)
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import Tensor, TensorMeta, TensorMetaOrScalar
 from devtensor.typed import ConstOut
@@ -205,6 +214,10 @@ def clamp(self: TensorMeta, min: TensorMetaOrScalar | None = None, max: TensorMe
     """``self`` limited to ``[min, max]``, elementwise (``torch.clamp``; values as ``np.clip``: where
     ``min > max`` the result is ``max``). ``min`` and ``max`` are tensors or Python numbers; at least one must
     be given (ValueError otherwise). The result dtype promotes ``self`` with both bounds (NumPy's ``clip``).
+    A Python int bound beyond an integer result dtype's range on its own side (``min`` below it, ``max`` above
+    it) clips nothing and leaves the dtype as it is (``clamp(uint8 tensor, 0, 4550)`` is ``self`` as uint8,
+    NumPy 2.1's ``np.clip``), on every device; a ``min`` above the range or a ``max`` below it is
+    ScalarOverflowError, as np.clip raises (so are, for a bool ``self``, ints out of the result dtype's range).
     """
     if min is None and max is None:
         raise ArgumentValueError("clamp: at least one of 'min' or 'max' must not be None")
@@ -214,13 +227,57 @@ def clamp(self: TensorMeta, min: TensorMetaOrScalar | None = None, max: TensorMe
     # dtype, not self's: clamp(int8, min=int16 tensor, max=1000) is int16.
     bounds = [b for b in (min, max) if b is not None]
     dtype = result_type(self.dtype, *(b.dtype if isinstance(b, Tensor) else type(b) for b in bounds))
-    check_python_ints("clamp", dtype, ("min", "max"), min, max)
+    if type(min) is int or type(max) is int:
+        _check_int_bounds(dtype, self.dtype.kind == "b", min, max)
     return (shape, dtype)
+
+
+def _check_int_bounds(dtype: DType, of_bool: bool, min: object, max: object) -> None:
+    """clamp's rule for Python int bounds (NumPy 2.1's ``np.clip``), checked against the result ``dtype``: a bound
+    beyond the integer dtype's range on its own side clips nothing (:func:`_clamp` drops it); a ``min`` above
+    the range or a ``max`` below it would put every value out of range, and raises, as np.clip does. Float and
+    complex dtypes take any int a float holds. A bool ``self`` (``of_bool``) takes only ints that fit the
+    result dtype, as np.clip (it converts them to that dtype)."""
+    kind = dtype.kind
+    for name, value in (("min", min), ("max", max)):
+        if type(value) is not int:
+            continue
+        if kind in "fc" or of_bool:
+            check_int_scalar("clamp", name, value, dtype)
+        elif kind in "iu":
+            lo, hi = int_bounds(dtype)
+            if (value > hi) if name == "min" else (value < lo):
+                side = "above" if name == "min" else "below"
+                raise ScalarOverflowError(
+                    f"clamp: Python integer {int_text(value)} (argument '{name}') is out of bounds for {dtype.name} "
+                    f"[{lo}, {hi}]: {side} every value of the dtype, as NumPy's clip refuses"
+                )
+
+
+def _in_range_bounds(a: object, lo: object, hi: object) -> tuple[object, object]:
+    """``(lo, hi)`` less a Python int bound beyond the result dtype's range on its own side, which clips nothing
+    (the meta function has refused one on the other side; a bool or float self meets no such bound)."""
+    dtype = np.result_type(weak(a), weak(lo) if lo is not None else False, weak(hi) if hi is not None else False)
+    if dtype.kind in "iu":
+        lo_limit, hi_limit = int_bounds(dtype)
+        if type(lo) is int and lo < lo_limit:
+            lo = None
+        if type(hi) is int and hi > hi_limit:
+            hi = None
+    return lo, hi
 
 
 @_ks.clamp.xp
 def _clamp(xp: ModuleType, self: D, min: D | Scalar | None, max: D | Scalar | None, *, out: ConstOut[D]) -> None:
     a, lo, hi, o = self._array, arr(min), arr(max), out.array
+    if (type(lo) is int or type(hi) is int) and a.dtype.kind in "iu":
+        # Only an int bound beyond self's own range may be beyond the result dtype's (which holds self's).
+        a_lo, a_hi = _IINFO.get(a.dtype) or int_bounds(a.dtype)
+        if (type(lo) is int and lo < a_lo) or (type(hi) is int and hi > a_hi):
+            lo, hi = _in_range_bounds(a, lo, hi)
+            if lo is None and hi is None:
+                xp.copyto(o, a, casting="unsafe")  # (the front has checked the result dtype casts to out's)
+                return
     # maximum/minimum rather than clip: CuPy's clip has no loop for bool or complex, nor a None bound there.
     if lo is None:
         xp.minimum(a, hi, out=o)
@@ -259,28 +316,55 @@ def _where(xp: ModuleType, condition: D, self: D | Scalar, other: D | Scalar, *,
 
 # --- comparisons and logical ops ------------------------------------------------------------------------
 
-eq = binary_ufunc("eq", np.equal, doc="``self == other``, elementwise, as a bool tensor (``torch.eq``, ``np.equal``).")
-ne = binary_ufunc(
-    "ne", np.not_equal, doc="``self != other``, elementwise, as a bool tensor (``torch.ne``, ``np.not_equal``)."
+# NumPy 2's rules for a Python int operand (the meta functions check them, devtensor.meta._resolve).
+_CMP_INT = (
+    " A Python int compares exactly with an integer tensor, whatever its size (NumPy 2: ``uint8 tensor == -1``"
+    " is all False); with a bool tensor it must fit int64 (the loop NumPy uses), with a float or complex one a"
+    " float64, else ScalarOverflowError."
 )
-lt = binary_ufunc("lt", np.less, doc="``self < other``, elementwise, as a bool tensor (``torch.lt``, ``np.less``).")
+_LOGICAL_INT = (
+    " A Python int operand must fit int64 (NumPy converts it to its default integer before taking its truth),"
+    " else ScalarOverflowError."
+)
+
+eq = binary_ufunc(
+    "eq", np.equal, doc="``self == other``, elementwise, as a bool tensor (``torch.eq``, ``np.equal``)." + _CMP_INT
+)
+ne = binary_ufunc(
+    "ne",
+    np.not_equal,
+    doc="``self != other``, elementwise, as a bool tensor (``torch.ne``, ``np.not_equal``)." + _CMP_INT,
+)
+lt = binary_ufunc(
+    "lt", np.less, doc="``self < other``, elementwise, as a bool tensor (``torch.lt``, ``np.less``)." + _CMP_INT
+)
 le = binary_ufunc(
-    "le", np.less_equal, doc="``self <= other``, elementwise, as a bool tensor (``torch.le``, ``np.less_equal``)."
+    "le",
+    np.less_equal,
+    doc="``self <= other``, elementwise, as a bool tensor (``torch.le``, ``np.less_equal``)." + _CMP_INT,
 )
 gt = binary_ufunc(
-    "gt", np.greater, doc="``self > other``, elementwise, as a bool tensor (``torch.gt``, ``np.greater``)."
+    "gt", np.greater, doc="``self > other``, elementwise, as a bool tensor (``torch.gt``, ``np.greater``)." + _CMP_INT
 )
 ge = binary_ufunc(
-    "ge", np.greater_equal, doc="``self >= other``, elementwise, as a bool tensor (``torch.ge``, ``np.greater_equal``)."
+    "ge",
+    np.greater_equal,
+    doc="``self >= other``, elementwise, as a bool tensor (``torch.ge``, ``np.greater_equal``)." + _CMP_INT,
 )
 logical_and = binary_ufunc(
-    "logical_and", np.logical_and, doc="Truth of ``self and other``, elementwise, as bool (``np.logical_and``)."
+    "logical_and",
+    np.logical_and,
+    doc="Truth of ``self and other``, elementwise, as bool (``np.logical_and``)." + _LOGICAL_INT,
 )
 logical_or = binary_ufunc(
-    "logical_or", np.logical_or, doc="Truth of ``self or other``, elementwise, as bool (``np.logical_or``)."
+    "logical_or",
+    np.logical_or,
+    doc="Truth of ``self or other``, elementwise, as bool (``np.logical_or``)." + _LOGICAL_INT,
 )
 logical_xor = binary_ufunc(
-    "logical_xor", np.logical_xor, doc="Truth of ``self xor other``, elementwise, as bool (``np.logical_xor``)."
+    "logical_xor",
+    np.logical_xor,
+    doc="Truth of ``self xor other``, elementwise, as bool (``np.logical_xor``)." + _LOGICAL_INT,
 )
 logical_not = unary_ufunc(
     "logical_not", np.logical_not, doc="Truth of ``not self``, elementwise, as bool (``np.logical_not``)."

@@ -24,7 +24,7 @@ import numpy as np
 
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import Scalar
-from devtensor.meta import binary_ufunc_meta, unary_ufunc_meta
+from devtensor.meta import _COMPARISONS, _IINFO, binary_ufunc_meta, int_bounds, unary_ufunc_meta
 from devtensor.structured import StructuredOp
 from devtensor.tensor import Tensor
 from devtensor.typed import CPUTensor, CUDATensor
@@ -158,6 +158,26 @@ def binary_ufunc(name: str, ufunc: np.ufunc, *, doc: str, alpha: bool = False, c
                 b = _scaled(xp, a, b, alpha)
             (ufunc if xp is _np else getattr(xp, cp_name))(a, b, out=o)
 
+    elif ufunc in _COMPARISONS:
+
+        def kernel(xp: Any, self: Tensor | Scalar, other: Tensor | Scalar, *, out: Any) -> None:
+            o = out.array
+            if isinstance(self, Tensor):
+                a = o if type(out) is InplaceOut else self._array
+                if isinstance(other, Tensor):
+                    b = other._array
+                elif type(other) is int and a.dtype.kind in "iu":
+                    # (off the tensor-tensor path: only a Python int operand is range-tested)
+                    a, b = _exact_int_operands(a, other)
+                else:
+                    b = other
+            else:
+                b = other._array  # type: ignore[union-attr]
+                a = self
+                if type(self) is int and b.dtype.kind in "iu":
+                    b, a = _exact_int_operands(b, self)
+            (ufunc if xp is _np else getattr(xp, cp_name))(a, b, out=o)
+
     else:
 
         def kernel(xp: Any, self: Tensor | Scalar, other: Tensor | Scalar, *, out: Any) -> None:
@@ -170,6 +190,19 @@ def binary_ufunc(name: str, ufunc: np.ufunc, *, doc: str, alpha: bool = False, c
 
     kernel.__name__ = kernel.__qualname__ = f"{name}_kernel"
     return _define(name, meta, summary, kernel)
+
+
+def _exact_int_operands(array: Any, value: int) -> tuple[Any, Any]:
+    """Stand-ins ``(for array, for value)`` in a comparison of an integer array with a Python int, so that it
+    compares exactly, as NumPy 2 does (the meta function lets an out-of-range int through only here): an int
+    beyond the dtype's range compares the same with every element, as 1 does with an array of 0 (above the
+    range) or 0 with an array of 1 (below it), whichever operand it is. Every array module is then exact,
+    whatever it does with an int its dtype cannot hold; an int in range is returned as it is."""
+    lo, hi = _IINFO.get(array.dtype) or int_bounds(array.dtype)
+    if lo <= value <= hi:
+        return array, value
+    above = value > hi
+    return array * 0 + (0 if above else 1), (1 if above else 0)
 
 
 def _scaled(xp: Any, self: Any, other: Any, alpha: Scalar) -> Any:
