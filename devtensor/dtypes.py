@@ -169,7 +169,7 @@ _cast_cache: dict[tuple[DType, DType], bool] = {}
 
 
 def can_cast(from_: DType, to: DType) -> bool:
-    """Whether ``from_`` casts to ``to`` under NumPy's ``same_kind`` rule, the rule DESIGN.md sets for results
+    """Whether ``from_`` casts to ``to`` under NumPy's ``same_kind`` rule, the rule docs/design.md sets for results
     written to ``out`` and inplace ``self``: bool casts to anything; within a kind, and from a lower kind to a
     higher one (bool < unsigned < signed < float < complex), widening and narrowing are fine; no complex -> real,
     no float -> integer, no integer -> bool, and, unlike PyTorch, no signed -> unsigned integer."""
