@@ -9,13 +9,35 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 
 import devtensor as dt
 from devtensor import modes as modes_mod
 from devtensor import views
 
-__all__ = ["raises_devtensor_error_naming", "remove_view_op", "reset_dispatch_modes", "unique"]
+__all__ = ["SUPPORTED_DTYPES", "raises_devtensor_error_naming", "remove_view_op", "reset_dispatch_modes", "unique"]
+
+#: Every dtype devtensor supports, in the order devtensor exports them (bool, signed, unsigned, float, complex).
+SUPPORTED_DTYPES = [
+    np.dtype(t)
+    for t in (
+        np.bool_,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+    )
+]
 
 _counter = itertools.count()
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import raises_devtensor_error_naming
+from helpers import SUPPORTED_DTYPES, raises_devtensor_error_naming
 from hypothesis import given
 from hypothesis import strategies as st
 from tensor_state import assert_unchanged, snapshot
@@ -28,25 +28,7 @@ from devtensor.device import register_device_type
 from devtensor.errors import ArgumentTypeError, CastingError, NoDataError, ScalarOverflowError
 from devtensor.tensor import Tensor
 
-SUPPORTED = [
-    np.dtype(t)
-    for t in (
-        np.bool_,
-        np.int8,
-        np.int16,
-        np.int32,
-        np.int64,
-        np.uint8,
-        np.uint16,
-        np.uint32,
-        np.uint64,
-        np.float16,
-        np.float32,
-        np.float64,
-        np.complex64,
-        np.complex128,
-    )
-]
+SUPPORTED = SUPPORTED_DTYPES
 supported = st.sampled_from(SUPPORTED)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import inspect
 import itertools
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -28,13 +27,7 @@ _counter = itertools.count()
 FRONTS = Path(_generated_fronts.__file__).name
 
 
-@pytest.fixture(autouse=True)
-def _remove_new_ops() -> Iterator[None]:
-    before = {op.name for op in all_ops()}
-    yield
-    for op in all_ops():
-        if op.name not in before:
-            library.remove_op(op)
+pytestmark = pytest.mark.usefixtures("remove_new_ops")
 
 
 def test_getsource_of_a_builtin_front() -> None:

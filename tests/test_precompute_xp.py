@@ -4,7 +4,6 @@ several dispatch keys (an impl whose first parameter is ``xp`` receives the key'
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -16,7 +15,7 @@ from devtensor import library, structured
 from devtensor.codegen.kernels import camel, kernels_module
 from devtensor.dispatcher import DispatchKey
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
-from devtensor.structured import PlannedSpec, TensorSpec, all_ops
+from devtensor.structured import PlannedSpec, TensorSpec
 from devtensor.tensor import Tensor
 from devtensor.typed import ConstOut, CPUTensor
 
@@ -28,13 +27,7 @@ def unique(prefix: str) -> str:
     return f"{prefix}_xp{next(_counter)}"
 
 
-@pytest.fixture(autouse=True)
-def _remove_new_ops() -> Iterator[None]:
-    before = {op.name for op in all_ops()}
-    yield
-    for op in all_ops():
-        if op.name not in before:
-            library.remove_op(op)
+pytestmark = pytest.mark.usefixtures("remove_new_ops")
 
 
 def define_scaled_sum() -> tuple[structured.StructuredOp, list[tuple[str, Any]]]:

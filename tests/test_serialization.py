@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import SUPPORTED_DTYPES
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -30,25 +31,7 @@ from devtensor.errors import ArgumentTypeError, ArgumentValueError, DevtensorErr
 from devtensor.serialization import FORMAT_VERSION, MANIFEST_NAME, DeviceUnavailableError
 from devtensor.tensor import Tensor
 
-SUPPORTED = [
-    np.dtype(t)
-    for t in (
-        np.bool_,
-        np.int8,
-        np.int16,
-        np.int32,
-        np.int64,
-        np.uint8,
-        np.uint16,
-        np.uint32,
-        np.uint64,
-        np.float16,
-        np.float32,
-        np.float64,
-        np.complex64,
-        np.complex128,
-    )
-]
+SUPPORTED = SUPPORTED_DTYPES
 
 
 def round_trip(obj: object, device: Any = None) -> Any:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from helpers import SUPPORTED_DTYPES
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -35,25 +36,7 @@ Scalar = bool | int | float | complex
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
-ALL_DTYPES = [
-    np.dtype(t)
-    for t in (
-        np.bool_,
-        np.int8,
-        np.int16,
-        np.int32,
-        np.int64,
-        np.uint8,
-        np.uint16,
-        np.uint32,
-        np.uint64,
-        np.float16,
-        np.float32,
-        np.float64,
-        np.complex64,
-        np.complex128,
-    )
-]
+ALL_DTYPES = SUPPORTED_DTYPES
 MAX_SIDE = 4
 MAX_DIMS = 3
 ERRORS = (TypeError, ValueError, OverflowError)
