@@ -9,10 +9,9 @@ from typing import Any
 import numpy as np
 
 from devtensor.backends import backend_for
-from devtensor.device import Device
-from devtensor.dispatcher import DispatchKey
+from devtensor.device import Device, device_types
+from devtensor.dispatcher import DispatchKey, backend_fallback
 from devtensor.errors import ArgumentValueError
-from devtensor.library._compat import backend_fallback, device_types
 from devtensor.library.backends import flat_tensors
 from devtensor.library.check_report import CheckReport, Sample
 from devtensor.library.check_runs import SampleRunner
