@@ -243,3 +243,10 @@ def test_xp_kernels_receive_the_backends_array_module(fallback: Counter[str]) ->
     assert op.functional(oot([1.5])).tolist() == [-1.5]  # the impl is back
     assert modules[2:] == [("register_kernel", OOT.backend.xp), ("impl", OOT.backend.xp)]
     assert fallback["oot_negate_xp"] == 0
+
+
+def test_check_covers_view_ops_on_the_new_backend() -> None:
+    x = dt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    report = library.check("transpose", [((x, 0, 1), {})], keys=["cpu", "oottest"])
+    assert report.ok, str(report)
+    assert {key for _, key, _ in report.runs} == {"cpu", "oottest"}
