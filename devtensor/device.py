@@ -20,7 +20,7 @@ from typing import Any, ClassVar, SupportsIndex, TypeAlias
 from devtensor.dispatcher import DispatchKey
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
 
-__all__ = ["Device", "DeviceLike", "as_device", "register_device_type"]
+__all__ = ["Device", "DeviceLike", "as_device", "device_types", "is_device_type", "register_device_type"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +60,16 @@ def register_device_type(
     if name in _device_types:
         raise ArgumentValueError(f"register_device_type: device type {name!r} is registered already")
     _device_types[name] = _DeviceType(name, key, indexed, guard, current_index)
+
+
+def is_device_type(name: str) -> bool:
+    """Whether a device type named ``name`` is registered (``"cpu"``, ``"meta"``, ``"cuda"``, out-of-tree ones)."""
+    return name in _device_types
+
+
+def device_types() -> list[tuple[str, DispatchKey]]:
+    """Every registered device type with the dispatch key of its tensors, in registration order (a snapshot)."""
+    return [(name, info.key) for name, info in list(_device_types.items())]
 
 
 register_device_type("cpu", DispatchKey.CPU)

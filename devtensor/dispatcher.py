@@ -23,8 +23,11 @@ __all__ = [
     "META_ONLY",
     "DispatchKey",
     "KernelTable",
+    "backend_fallback",
     "dispatch_key",
+    "key_named",
     "register_fallback",
+    "registry_lock",
     "unregister_fallback",
 ]
 
@@ -108,6 +111,21 @@ _tables: weakref.WeakSet[KernelTable] = weakref.WeakSet()
 # cache what it computed, so no stale handler survives a registration.
 _lock = threading.RLock()
 _generation = [0]
+
+#: The registration lock: every change to a kernel table or a fallback happens under it. Code that registers
+#: and keeps its own bookkeeping (devtensor.library's handles) holds it so that both happen as one step.
+registry_lock: Final = _lock
+
+
+def key_named(name: str) -> DispatchKey | None:
+    """The dispatch key named ``name`` (``"CPU"``, ``"Meta"``, an out-of-tree key's name), or None when no key
+    of that name exists. Unlike :class:`DispatchKey` itself, never creates one."""
+    return DispatchKey._interned.get(name)
+
+
+def backend_fallback(key: DispatchKey) -> Callable[..., None] | None:
+    """The backend fallback registered for ``key`` (see :func:`register_fallback`), or None."""
+    return _fallbacks.get(key)
 
 
 def _invalidate_all() -> None:

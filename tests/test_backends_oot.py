@@ -213,3 +213,40 @@ def test_check_covers_the_new_backend(fallback: Counter[str]) -> None:
     # samples may start on the new device too
     report = library.check(dt.exp, [((x.to("oottest"),), {})], keys=["oottest", "cpu"])
     assert report.ok and {key for _, key, _ in report.runs} == {"oottest", "cpu"}
+
+
+def test_xp_kernels_receive_the_backends_array_module(fallback: Counter[str]) -> None:
+    """An impl taking ``xp`` first, registered for the new key (``op.impl`` or ``library.register_kernel``),
+    receives the backend's array module (NumPy for a NumpyBackend); the fallback is not used."""
+    modules: list[tuple[str, Any]] = []
+
+    def meta(self: Tensor) -> TensorSpec:
+        return self.shape, self.dtype
+
+    op = library.custom_op("oot_negate_xp")(meta)
+
+    @op.impl("cpu", "oottest")
+    def _(xp: Any, self: Any, *, out: ConstOut[Any]) -> None:
+        modules.append(("impl", xp))
+        xp.negative(self.array, out=out.array)
+
+    assert op.functional(oot([1.0, -2.0])).tolist() == [-1.0, 2.0]
+    assert op.functional(dt.tensor([3.0])).tolist() == [-3.0]
+    assert modules == [("impl", OOT.backend.xp), ("impl", np)] and OOT.backend.xp is np
+
+    def doubled(xp: Any, self: Any, *, out: ConstOut[Any]) -> None:
+        modules.append(("register_kernel", xp))
+        xp.multiply(self.array, 2, out=out.array)
+
+    with library.register_kernel(op, OOT.device, doubled):
+        assert op.functional(oot([1.5])).tolist() == [3.0]
+    assert op.functional(oot([1.5])).tolist() == [-1.5]  # the impl is back
+    assert modules[2:] == [("register_kernel", OOT.backend.xp), ("impl", OOT.backend.xp)]
+    assert fallback["oot_negate_xp"] == 0
+
+
+def test_check_covers_view_ops_on_the_new_backend() -> None:
+    x = dt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    report = library.check("transpose", [((x, 0, 1), {})], keys=["cpu", "oottest"])
+    assert report.ok, str(report)
+    assert {key for _, key, _ in report.runs} == {"cpu", "oottest"}

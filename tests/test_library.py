@@ -378,7 +378,7 @@ def test_string_defaults_never_reach_generated_source() -> None:
 
 
 def test_generated_fronts_use_only_reserved_builtins() -> None:
-    """Names the fronts' source uses besides params and ``_``-globals must be in structured._SOURCE_NAMES
+    """Names the fronts' source uses besides params and ``_``-globals must be in structured.SOURCE_NAMES
     (so that no op or parameter of that name can shadow them)."""
     for op in all_ops():
         params = {p.name for p in op.schema.params} | {"out"}
@@ -389,7 +389,7 @@ def test_generated_fronts_use_only_reserved_builtins() -> None:
             defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
             for node in ast.walk(tree):
                 if isinstance(node, ast.Name) and not node.id.startswith("_"):
-                    assert node.id in params | defined | structured._SOURCE_NAMES, (op.name, node.id)
+                    assert node.id in params | defined | structured.SOURCE_NAMES, (op.name, node.id)
 
 
 def test_redefinition_needs_replace() -> None:
@@ -559,6 +559,130 @@ def test_register_kernel_handle_restores_previous() -> None:
     with library.register_kernel(op, "cpu", times5):
         assert op.functional(x).tolist() == [5.0]
     assert op.functional(x).tolist() == [2.0]
+
+
+# --- view ops: get_op, override and register_kernel reach them as every op ---------------------------------------
+
+
+def test_get_op_finds_view_ops() -> None:
+    op = library.get_op("transpose")
+    assert op is structured.get_op("transpose") and op.name == "transpose"
+    assert library.get_op(op) is op and library.get_op(dt.transpose) is op
+    with pytest.raises(KeyError):
+        library.get_op("no_such_view_or_op")
+    with pytest.raises(ValueError, match="view op"):
+        library.remove_op("transpose")
+
+
+def test_override_of_a_view_op_takes_effect_and_its_handle_undoes_it() -> None:
+    base = dt.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    seen: list[Any] = []
+    kernel = library.get_op("transpose").kernels[DispatchKey.CPU]
+
+    def logged(xp: ModuleType, array: Any, plan: Any) -> Any:
+        seen.append((xp.__name__, plan))
+        return kernel(xp, array, plan)
+
+    handle = library.override("transpose", "cpu", logged)
+    assert handle.kind == "override" and handle.op is library.get_op("transpose") and handle.active
+    view = dt.transpose(base, 0, 1)
+    assert seen == [("numpy", (1, 0))] and view.tolist() == [[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]
+    # the view front still makes a view: it shares the base's storage and version
+    view.add_(1.0)
+    assert base.version == view.version == 1 and base.tolist()[0] == [2.0, 3.0, 4.0]
+    assert handle.remove() and not handle.remove()
+    dt.transpose(base, 0, 1)
+    assert len(seen) == 1
+    with pytest.raises(TypeError, match="callable"):
+        library.override("transpose", "cpu", "not a kernel")  # type: ignore[arg-type]
+
+
+def test_view_op_overrides_stack_and_register_kernel_restores() -> None:
+    base = dt.ones((2, 3))
+    op = library.get_op("transpose")
+    kernel = op.kernels[DispatchKey.CPU]
+
+    def tagged(tag: str) -> Callable[..., Any]:
+        def fn(xp: ModuleType, array: Any, plan: Any) -> Any:
+            order.append(tag)
+            return kernel(xp, array, plan)
+
+        return fn
+
+    order: list[str] = []
+    first = library.override(op, "cpu", tagged("first"))
+    second = library.override(dt.transpose, DispatchKey.CPU, tagged("second"))
+    dt.transpose(base, 0, 1)
+    first.remove()
+    dt.transpose(base, 0, 1)
+    second.remove()
+    with library.register_kernel("transpose", "cpu", tagged("kernel")) as handle:
+        assert handle.kind == "kernel" and op.kernels[DispatchKey.CPU] is handle.fn
+        dt.transpose(base, 0, 1)
+    assert op.kernels[DispatchKey.CPU] is kernel
+    dt.transpose(base, 0, 1)
+    assert order == ["second", "second", "kernel"]
+
+
+# --- xp kernels: one body for several keys through library.register_kernel -----------------------------------
+
+
+def define_negate() -> structured.StructuredOp:
+    def meta(self: Tensor) -> TensorSpec:
+        return self.shape, self.dtype
+
+    return library.custom_op(unique("negate"))(meta)
+
+
+def test_register_kernel_accepts_an_xp_kernel_on_cpu_and_undoes_it() -> None:
+    op = define_negate()
+    modules: list[ModuleType] = []
+
+    def negate(xp: ModuleType, self: Any, *, out: ConstOut[Any]) -> None:
+        modules.append(xp)
+        xp.negative(self.array, out=out.array)
+
+    handle = library.register_kernel(op, "cpu", negate)
+    assert handle.fn is negate
+    assert op.functional(dt.tensor([1.0, -2.0])).tolist() == [-1.0, 2.0]
+    assert modules == [np]
+    handle.remove()
+    assert DispatchKey.CPU not in op.table.kernels
+    with pytest.raises(NoKernelError):
+        op.functional(dt.tensor([1.0]))
+    # stacked under a plain kernel: removing the xp one in any order restores what was there
+    first = library.register_kernel(op, "cpu", negate)
+    second = library.register_kernel(op, "cpu", negate)
+    first.remove()
+    assert op.functional(dt.tensor([3.0])).tolist() == [-3.0]
+    second.remove()
+    assert DispatchKey.CPU not in op.table.kernels
+
+
+def test_register_kernel_xp_on_cuda_gets_the_cupy_module(fake_cupy: ModuleType) -> None:
+    op = define_negate()
+    modules: list[ModuleType] = []
+
+    def negate(xp: ModuleType, self: Any, *, out: ConstOut[Any]) -> None:
+        modules.append(xp)
+        xp.negative(self.array, out=out.array)
+
+    with library.register_kernel(op, "cuda", negate), library.register_kernel(op, "cpu", negate):
+        result = op.functional(dt.tensor([1.0, -2.0], device="cuda"))
+        np.testing.assert_array_equal(result.cpu().numpy(), [-1.0, 2.0])
+        op.functional(dt.tensor([1.0]))
+    assert modules == [fake_cupy, np]
+
+
+def test_register_kernel_rejects_xp_in_the_wrong_place() -> None:
+    op = define_negate()
+
+    def late_xp(self: Any, xp: ModuleType, *, out: ConstOut[Any]) -> None:
+        pass
+
+    with pytest.raises(TypeError, match="parameters"):
+        library.register_kernel(op, "cpu", late_xp)
+    assert DispatchKey.CPU not in op.table.kernels
 
 
 def test_overrides_under_concurrent_calls() -> None:

@@ -42,8 +42,7 @@ def define_scaled_sum() -> tuple[structured.StructuredOp, list[tuple[str, Any]]]
         shape = self.shape[:norm] + self.shape[norm + 1 :]
         return PlannedSpec(shape, self.dtype, (norm, scale))
 
-    # library.custom_op runs planned metas too; its annotation (returning a TensorSpec) predates PlannedSpec.
-    op = library.custom_op(unique("scaled_sum"), inplace=False)(meta)  # type: ignore[arg-type]
+    op = library.custom_op(unique("scaled_sum"), inplace=False)(meta)
 
     @op.impl("cpu", "cuda")
     def _(xp: ModuleType, self: Any, dim: int, *, scale: float, plan: tuple[int, float], out: ConstOut[Any]) -> None:

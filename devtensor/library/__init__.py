@@ -30,8 +30,10 @@ a :class:`~devtensor.backends.Backend`; :func:`register_kernel` / ``op.impl(key)
 custom ops; :func:`register_fallback` serves every op without one (:func:`cpu_fallback` is a ready one).
 
 Python overrides: :func:`override` puts a Python callable above an op's kernel for one key and returns a handle
-that undoes it. Dispatch modes (:class:`DispatchMode`, :class:`CountingMode`, :class:`LoggingMode`) see every op
-call. :func:`check` runs samples through every variant and key, as ``torch.library.opcheck``.
+that undoes it. :func:`get_op`, :func:`override`, :func:`register_kernel` and :func:`check` take view ops
+(``"transpose"``) too; a kernel whose first parameter is ``xp`` receives the key's array module. Dispatch modes
+(:class:`DispatchMode`, :class:`CountingMode`, :class:`LoggingMode`) see every op call. :func:`check` runs
+samples through every variant and key, as ``torch.library.opcheck``.
 
 Safety: every name that reaches generated source (op names, parameter names) is a validated plain ASCII
 identifier (:func:`~devtensor.structured.check_op_name`); schema strings are parsed by a small tokenizer (no
@@ -42,7 +44,8 @@ Modules, by concern: :mod:`~devtensor.library.custom_ops` (custom_op, get_op, re
 register_kernel, register_fallback, cpu_fallback), :mod:`~devtensor.library.overrides` (override),
 :mod:`~devtensor.library.handles` (RegistrationHandle, the one handle type all three registrations return),
 :mod:`~devtensor.library.modes` (CountingMode, LoggingMode) and the checker (:mod:`~devtensor.library.checker`
-with :mod:`~devtensor.library.check_report` and :mod:`~devtensor.library.check_runs`). Import from
+with :mod:`~devtensor.library.check_report`, :mod:`~devtensor.library.check_runs` and, for view ops,
+:mod:`~devtensor.library.check_views`). Import from
 ``devtensor.library`` itself: the names below are its public API.
 """
 

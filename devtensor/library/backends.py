@@ -15,18 +15,17 @@ from typing import Any
 
 import numpy as np
 
-from devtensor import backends, dispatcher
+from devtensor import backends, dispatcher, structured
 from devtensor.backends import Backend, backend_for
-from devtensor.device import Device, register_device_type
-from devtensor.dispatcher import DispatchKey
+from devtensor.device import Device, is_device_type, register_device_type
+from devtensor.dispatcher import DispatchKey, backend_fallback, key_named
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError
-from devtensor.library._compat import backend_fallback, is_device_type, is_key_name
 from devtensor.library.custom_ops import OpLike, get_op
 from devtensor.library.handles import KeyLike, RegistrationHandle, as_key, register_stacked
 from devtensor.structured import StructuredOp, check_identifier
 from devtensor.tensor import Tensor
 from devtensor.typed.const_out import ConstOut, make_const_out
-from devtensor.views import all_view_ops
+from devtensor.views import ViewOp, all_view_ops
 
 __all__ = [
     "NumpyBackend",
@@ -44,28 +43,38 @@ def register_kernel(op: OpLike, key: KeyLike, fn: Callable[..., None]) -> Regist
     ``"cpu"`` or an out-of-tree ``"numpy2"``), replacing any; returns the handle that undoes it (see
     :class:`~devtensor.library.RegistrationHandle` for the order of undoing several).
 
-    ``fn`` takes the op's parameters (same names and kinds; tensors refined to the key's tensor class) plus a
-    keyword-only ``out`` (a :class:`~devtensor.typed.ConstOut`), writes the result into ``out.array`` and returns
-    None, as every impl. It runs inside the common code of the fronts (meta, out/inplace rules, overlap checks,
-    device guard, version bumps). A kernel wins over the key's backend fallback.
+    ``fn`` takes the op's parameters (same names and kinds; tensors refined to the key's tensor class), then a
+    keyword-only ``plan`` when the op's meta function returns a ``PlannedSpec``, then a keyword-only ``out`` (a
+    :class:`~devtensor.typed.ConstOut`), writes the result into ``out.array`` and returns None, as every impl.
+    With a first parameter named ``xp`` it receives the key's array module first
+    (:func:`devtensor.structured.bind_array_module`: NumPy on CPU, the CuPy module on CUDA, an out-of-tree
+    backend's ``xp``), so one body can serve several keys. It runs inside the common code of the fronts (meta,
+    out/inplace rules, overlap checks, device guard, version bumps). A kernel wins over the key's backend
+    fallback. For a view op (``"transpose"``), ``fn`` is a view kernel (:data:`devtensor.views.ViewKernel`).
 
     Raises:
-        TypeError: ``fn``'s parameters do not match the op's schema.  ValueError: an unknown device type.
-        KeyError: no such op.
+        TypeError: ``fn``'s parameters do not match the op's schema (a view op's: ``fn`` is not callable).
+        ValueError: an unknown device type.  KeyError: no such op.
     """
-    found = get_op(op)
-    resolved = as_key(key)
+    found: StructuredOp | ViewOp = get_op(op)
+    resolved = as_key(key, "register_kernel")
+    kernel: Callable[..., None] = fn
+    if isinstance(found, StructuredOp):
+        if structured.check_impl_signature(found, fn, xp_allowed=True):
+            kernel = structured.bind_array_module(resolved, fn)
+    else:
+        found.check_handler(fn)
 
     def installed() -> Callable[..., None] | None:
         return found.table.kernels.get(resolved)
 
-    def install(kernel: Callable[..., None] | None) -> None:
-        if kernel is None:
+    def install(content: Callable[..., None] | None) -> None:
+        if content is None:
             found.table.unregister(resolved)
         else:
-            found.register_kernel(resolved, kernel)  # checks the kernel's signature against the op's schema
+            found.table.register(resolved, content)  # checked above against the op's schema
 
-    return register_stacked("kernel", found, resolved, fn, installed, install)
+    return register_stacked("kernel", found, resolved, fn, installed, install, kernel)
 
 
 def register_fallback(key: KeyLike, fn: Callable[..., None]) -> RegistrationHandle:
@@ -234,7 +243,7 @@ def register_backend(
         raise ArgumentValueError(f"register_backend: device type {name!r} is registered already")
     key_name = key if key is not None else name.capitalize()
     check_identifier("register_backend", "key", key_name)
-    if is_key_name(key_name):
+    if key_named(key_name) is not None:
         raise ArgumentValueError(f"register_backend: dispatch key {key_name!r} exists already")
     if tensor_class is None:
         tensor_class = backend.tensor_class if backend is not None else _make_tensor_class(name)

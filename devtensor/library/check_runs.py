@@ -18,7 +18,7 @@ import numpy as np
 from devtensor.creation import from_numpy
 from devtensor.device import Device
 from devtensor.library.check_report import CheckProblem, CheckReport, Sample
-from devtensor.structured import StructuredOp, TensorSpec
+from devtensor.structured import PlannedSpec, StructuredOp, TensorSpec
 from devtensor.tensor import Tensor
 
 __all__ = ["SampleRunner"]
@@ -211,7 +211,7 @@ class SampleRunner:
     # one sample on one device ------------------------------------------------------------------------
 
     def run_key(
-        self, index: int, sample: Sample, device: Device, home_spec: TensorSpec | None
+        self, index: int, sample: Sample, device: Device, home_spec: TensorSpec | PlannedSpec[Any] | None
     ) -> np.ndarray[Any, Any] | None:
         """Run every variant of the sample on ``device``; the functional result on the host (None for meta or
         failure). ``home_spec``: what the meta function said on the sample's own device."""
@@ -223,7 +223,7 @@ class SampleRunner:
             self.report.skipped.append(f"sample {index} on {device}: cannot move it there ({error})")
             return None
         try:
-            spec: TensorSpec = self.op.meta(*meta_args, **meta_kwargs)
+            spec: TensorSpec | PlannedSpec[Any] = self.op.meta(*meta_args, **meta_kwargs)
         except Exception as error:
             self.problem("meta", key, "meta", index, f"the meta function raised {type(error).__name__}: {error}")
             return None

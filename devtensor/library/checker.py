@@ -9,21 +9,22 @@ from typing import Any
 import numpy as np
 
 from devtensor.backends import backend_for
-from devtensor.device import Device
-from devtensor.dispatcher import DispatchKey
+from devtensor.device import Device, device_types
+from devtensor.dispatcher import DispatchKey, backend_fallback
 from devtensor.errors import ArgumentValueError
-from devtensor.library._compat import backend_fallback, device_types
 from devtensor.library.backends import flat_tensors
 from devtensor.library.check_report import CheckReport, Sample
 from devtensor.library.check_runs import SampleRunner
+from devtensor.library.check_views import ViewSampleRunner, same_views
 from devtensor.library.custom_ops import OpLike, get_op
 from devtensor.library.handles import KeyLike
-from devtensor.structured import StructuredOp, TensorSpec
+from devtensor.structured import PlannedSpec, StructuredOp, TensorSpec
+from devtensor.views import ViewOp
 
 __all__ = ["check"]
 
 
-def _candidate_devices(op: StructuredOp, keys: Sequence[KeyLike] | None) -> tuple[list[Device], list[str]]:
+def _candidate_devices(op: StructuredOp | ViewOp, keys: Sequence[KeyLike] | None) -> tuple[list[Device], list[str]]:
     """Devices to check on: the given ones, or every device type whose key serves the op and that can allocate
     (CUDA without a GPU cannot); and why others were skipped."""
     skipped: list[str] = []
@@ -43,7 +44,7 @@ def _candidate_devices(op: StructuredOp, keys: Sequence[KeyLike] | None) -> tupl
             type_key in (DispatchKey.CPU, DispatchKey.Meta)
             or type_key in op.table.kernels
             or bool(op.table.overrides.get(type_key))
-            or backend_fallback(type_key) is not None
+            or (isinstance(op, StructuredOp) and backend_fallback(type_key) is not None)  # none serve view ops
         )
         if not served:
             continue
@@ -90,15 +91,26 @@ def check(
       the computation really produces when the kernel casts or broadcasts silently into the output.
 
     A kernel that cannot write into the output the meta function described (NumPy's broadcast or cast errors
-    on ``out=``) is reported as a meta problem. View ops are not checked.
+    on ``out=``) is reported as a meta problem.
+
+    A view op (``"transpose"``; its samples start with the base tensor) has one variant and writes nothing; on
+    each device the checker compares the meta function's shapes with the views returned (and their dtype with
+    the base's), checks that each view shares its base's storage (same version; a data-preserving write through
+    the view bumps the base's version too; a view that cannot be written is noted in ``skipped``), that the call
+    neither writes the base nor bumps its version, and that every device gives the CPU's values exactly.
 
     Returns:
         A :class:`CheckReport`; with ``raise_on_error=True`` an AssertionError listing the problems is raised
         instead when there are any.
     Raises:
-        KeyError / TypeError: ``op`` is not a structured op.  ValueError: a malformed sample or an unknown key.
+        KeyError / TypeError: ``op`` is not an op.  ValueError: a malformed sample or an unknown key.
     """
-    found = get_op(op)
+    found: StructuredOp | ViewOp = get_op(op)
+    if isinstance(found, ViewOp):
+        report = _check_view_op(found, samples, keys)
+        if raise_on_error:
+            report.raise_if_failed()
+        return report
     report = CheckReport(found.name)
     runner = SampleRunner(found, reference, rtol, atol, report)
     devices, unavailable = _candidate_devices(found, keys)
@@ -110,7 +122,7 @@ def check(
         if keys is None and home is not None and home not in ordered:
             ordered.insert(0, home)
         ordered.sort(key=lambda device: (device.type != "cpu", device.type == "meta"))  # CPU first: the baseline
-        home_spec: TensorSpec | None = None
+        home_spec: TensorSpec | PlannedSpec[Any] | None = None
         try:
             meta_args, meta_kwargs = runner.split(sample.args, sample.kwargs)
             home_spec = found.meta(*meta_args, **meta_kwargs)
@@ -138,6 +150,33 @@ def check(
                 )
     if raise_on_error:
         report.raise_if_failed()
+    return report
+
+
+def _check_view_op(
+    op: ViewOp, samples: Iterable[Sample | tuple[Sequence[Any], Mapping[str, Any]]], keys: Sequence[KeyLike] | None
+) -> CheckReport:
+    """:func:`check` for a view op: each sample on each device (CPU first, the baseline for values)."""
+    report = CheckReport(op.name)
+    runner = ViewSampleRunner(op, report)
+    devices, unavailable = _candidate_devices(op, keys)
+    report.skipped.extend(unavailable)
+    for index, raw in enumerate(samples):
+        sample = _as_sample(raw)
+        home = _home_device(sample)
+        ordered = list(devices)
+        if keys is None and home is not None and home not in ordered:
+            ordered.insert(0, home)
+        ordered.sort(key=lambda device: (device.type != "cpu", device.type == "meta"))
+        baseline: tuple[Device, list[np.ndarray[Any, Any]]] | None = None
+        for device in ordered:
+            hosts = runner.run(index, sample, device)
+            if hosts is None:
+                continue
+            if baseline is None:
+                baseline = (device, hosts)
+            elif not same_views(hosts, baseline[1]):
+                runner.problem("values", device, index, f"the views differ from those on {baseline[0]}")
     return report
 
 

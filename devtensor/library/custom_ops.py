@@ -2,7 +2,8 @@
 string), :func:`get_op` finds any structured op, :func:`remove_op` undefines a custom one.
 
 A custom op is a :class:`~devtensor.structured.StructuredOp` exactly like a built-in one: same generated fronts and
-common code; only the registration path and the right to be replaced or removed differ.
+common code; only the registration path and the right to be replaced or removed differ. :func:`get_op` also
+finds view ops (:class:`~devtensor.views.ViewOp`), so overrides, kernels and the checker reach them too.
 """
 
 from __future__ import annotations
@@ -14,44 +15,47 @@ from typing import Any
 
 from devtensor import structured
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
-from devtensor.library._compat import drop_device_bindings
 from devtensor.library.schema_parser import parse_schema, validated_schema
 from devtensor.structured import (
     TENSOR,
     TENSOR_OR_SCALAR,
     OpSchema,
+    PlannedSpec,
     StructuredOp,
     TensorSpec,
     check_op_name,
     schema_from_meta,
 )
 from devtensor.tensor import Tensor
-from devtensor.views import all_view_ops
+from devtensor.views import ViewOp, all_view_ops
 
-__all__ = ["OpLike", "custom_op", "get_op", "remove_op"]
+__all__ = ["MetaFunction", "OpLike", "custom_op", "get_op", "remove_op"]
 
-OpLike = StructuredOp | Callable[..., Any] | str
+OpLike = StructuredOp | ViewOp | Callable[..., Any] | str
+
+#: A custom op's meta function: returns the result's ``(shape, dtype)``, or a ``PlannedSpec(shape, dtype, plan)``
+#: whose plan the kernels receive as ``plan=``.
+MetaFunction = Callable[..., TensorSpec | PlannedSpec[Any]]
 
 
-def get_op(op: OpLike) -> StructuredOp:
-    """The :class:`StructuredOp` for ``op``: an op, one of its generated variants (``devtensor.add``,
-    ``devtensor.add_``, ``devtensor.cpu.add``), or an op name.
+def get_op(op: OpLike) -> Any:
+    """The op for ``op``: a :class:`StructuredOp` or :class:`~devtensor.views.ViewOp` as it is, one of the generated
+    variants of an op (``devtensor.add``, ``devtensor.add_``, ``devtensor.cpu.add``, ``devtensor.transpose``), or
+    an op name (structured or view op: :func:`devtensor.structured.get_op`). Either kind has a ``table`` (kernels
+    and overrides per key), ``register_kernel``, ``impl`` and ``check_handler``.
 
     Raises:
-        KeyError: no structured op of that name (view ops have no kernels to override or check).
+        KeyError: no op of that name.
         TypeError: ``op`` is none of the above.
     """
-    if isinstance(op, StructuredOp):
+    if isinstance(op, (StructuredOp, ViewOp)):
         return op
     if isinstance(op, str):
-        for candidate in structured.all_ops():
-            if candidate.name == op:
-                return candidate
-        raise KeyError(f"no structured op named {op!r}")
+        return structured.get_op(op)
     found = getattr(op, "op", None)
-    if isinstance(found, StructuredOp):
+    if isinstance(found, (StructuredOp, ViewOp)):
         return found
-    raise ArgumentTypeError(f"expected a StructuredOp, one of its variants or an op name, got {op!r}")
+    raise ArgumentTypeError(f"expected an op, one of its variants or an op name, got {op!r}")
 
 
 #: The ops defined through :func:`custom_op` (by name): these may be replaced and removed.
@@ -73,13 +77,15 @@ def custom_op(
     replace: bool = False,
     doc: str | None = None,
     module: str | None = None,
-) -> Callable[[Callable[..., TensorSpec]], StructuredOp]:
+) -> Callable[[MetaFunction], StructuredOp]:
     """Decorator: define an op from user code with its meta function; returns the :class:`StructuredOp`.
 
-    The meta function takes the op's parameters and returns ``(shape, dtype)`` of the result, checking the
-    arguments first (errors name the op, the argument and the value). Its annotations are the schema (resolved
-    with ``typing.get_type_hints``, so ``from __future__ import annotations`` works): ``Tensor``, ``Tensor |
-    None``, ``Sequence[Tensor]`` / ``list[Tensor]``, ``TensorOrScalar``, ``Scalar``, ``int``, ``float``, ``bool``,
+    The meta function takes the op's parameters and returns ``(shape, dtype)`` of the result (or, annotated
+    ``-> PlannedSpec[X]``, a ``PlannedSpec(shape, dtype, plan)``: the kernels then take a keyword-only ``plan: X``
+    before ``out``, the values the meta function computed), checking the arguments first (errors name the op,
+    the argument and the value). Its annotations are the schema (resolved with ``typing.get_type_hints``, so
+    ``from __future__ import annotations`` works): ``Tensor``, ``Tensor | None``, ``Sequence[Tensor]`` /
+    ``list[Tensor]``, ``TensorOrScalar``, ``Scalar``, ``int``, ``float``, ``bool``,
     ``str``, ``Literal[...]``, ``Sequence[int]`` / ``tuple[int, ...]``, ``DTypeLike``, each optionally ``| None``,
     with defaults. Or give ``schema`` as a string, PyTorch style (see :func:`parse_schema`); the meta function
     must then have the schema's parameter names and kinds (its annotations are not read).
@@ -107,7 +113,7 @@ def custom_op(
             an unannotated or variadic parameter, a meta signature that does not match ``schema``.
     """
 
-    def define(meta: Callable[..., TensorSpec]) -> StructuredOp:
+    def define(meta: MetaFunction) -> StructuredOp:
         # The op belongs to the module that defines it (the decorator's caller), which need not be the meta
         # function's (a meta made by a helper such as devtensor.meta.binary_ufunc_meta): codegen and
         # ``--package`` select ops by this module.
@@ -119,7 +125,7 @@ def custom_op(
 
 def _define(
     name: str | None,
-    meta: Callable[..., TensorSpec],
+    meta: MetaFunction,
     schema: str | OpSchema | None,
     inplace: bool | None,
     method: bool,
@@ -230,14 +236,15 @@ def remove_op(op: OpLike) -> StructuredOp:
     Raises:
         KeyError: no such op.  ValueError: a built-in op of devtensor (they cannot be removed).
     """
-    found = get_op(op)
+    found: StructuredOp | ViewOp = get_op(op)
+    if isinstance(found, ViewOp):
+        raise ArgumentValueError(f"remove_op: {found.name!r} is a built-in view op of devtensor and cannot be removed")
     if _is_builtin(found):
         raise ArgumentValueError(f"remove_op: {found.name!r} is a built-in op of devtensor and cannot be removed")
     removed = structured.remove_op(found.name)
     if _custom_ops.get(found.name) is found:
         del _custom_ops[found.name]
-    # Device bindings (devtensor.cpu.<name>) are compiled per op name on first use; drop this op's.
-    drop_device_bindings(found.name)
+    # structured.remove_op also drops the op's device bindings (devtensor.cpu.<name>).
     return removed
 
 

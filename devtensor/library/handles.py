@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Self
 
 from devtensor.device import Device
-from devtensor.dispatcher import DispatchKey
-from devtensor.library._compat import dispatch_key, registry_lock
+from devtensor.dispatcher import DispatchKey, dispatch_key, registry_lock
 
 __all__ = ["KeyLike", "RegistrationHandle", "RegistrationKind", "as_key", "register_stacked"]
 
@@ -23,15 +22,14 @@ KeyLike = DispatchKey | str | Device
 RegistrationKind = Literal["kernel", "override", "fallback"]
 
 
-def as_key(key: KeyLike) -> DispatchKey:
-    """The dispatch key for ``key``: a DispatchKey, a key name (``"CPU"``), a Device or a device type (``"cpu"``).
+def as_key(key: KeyLike, op: str = "library") -> DispatchKey:
+    """The dispatch key for ``key``: a DispatchKey, a key name (``"CPU"``), a Device or a device type (``"cpu"``)
+    (:func:`devtensor.dispatcher.dispatch_key`; errors name ``op`` and the argument ``key``).
 
     Raises:
         TypeError: none of these.  ValueError: an unknown device type.
     """
-    if isinstance(key, Device):
-        return key.key
-    return dispatch_key(key)
+    return dispatch_key(key, op=op, arg="key")
 
 
 class RegistrationHandle:
@@ -47,12 +45,13 @@ class RegistrationHandle:
 
     Attributes:
         kind: ``"kernel"``, ``"override"`` or ``"fallback"``.
-        op: the :class:`~devtensor.structured.StructuredOp` registered for; None for a fallback (it serves every op).
+        op: the op registered for (a :class:`~devtensor.structured.StructuredOp` or a
+            :class:`~devtensor.views.ViewOp`); None for a fallback (it serves every op).
         key: the :class:`~devtensor.dispatcher.DispatchKey` registered for.
-        fn: the registered callable.
+        fn: the registered callable (as given: an ``xp`` kernel is installed bound to the key's array module).
     """
 
-    __slots__ = ("_active", "_undo", "fn", "key", "kind", "op")
+    __slots__ = ("_active", "_installed", "_undo", "fn", "key", "kind", "op")
 
     def __init__(
         self,
@@ -61,12 +60,15 @@ class RegistrationHandle:
         key: DispatchKey,
         fn: Callable[..., None],
         undo: Callable[[RegistrationHandle], None],
+        installed: Callable[..., None] | None = None,
     ) -> None:
         self.kind = kind
         self.op = op
         self.key = key
         self.fn = fn
         self._undo = undo
+        # What the registration put in the table: ``fn`` itself, or ``fn`` bound to an array module.
+        self._installed = fn if installed is None else installed
         self._active = True
 
     @property
@@ -119,20 +121,23 @@ def register_stacked(
     fn: Callable[..., None],
     read: Callable[[], Installed],
     write: Callable[[Installed], None],
+    installed: Callable[..., None] | None = None,
 ) -> RegistrationHandle:
-    """Fill a one-callable slot (``read`` gives its content, ``write`` sets it; None empties it) with ``fn`` and
-    return the handle that undoes it, stacking with earlier handles of the same ``kind``, ``op`` and ``key``.
+    """Fill a one-callable slot (``read`` gives its content, ``write`` sets it; None empties it) with ``fn`` (or
+    with ``installed``, what stands for ``fn`` in the slot, such as an ``xp`` kernel bound to its array module)
+    and return the handle that undoes it, stacking with earlier handles of the same ``kind``, ``op`` and ``key``.
 
-    ``write(fn)`` runs first: if it raises (say, ``fn`` does not fit the op), nothing has changed.
+    ``write`` runs first: if it raises (say, ``fn`` does not fit the op), nothing has changed.
     """
+    content = fn if installed is None else installed
     with registry_lock:
         before = read()
-        write(fn)
+        write(content)
         slot_id = (kind, op, key)
         slot = _slots.get(slot_id)
         if slot is None:
             slot = _slots[slot_id] = _Slot(before, [], read, write)
-        handle = RegistrationHandle(kind, op, key, fn, _remove_stacked)
+        handle = RegistrationHandle(kind, op, key, fn, _remove_stacked, content)
         slot.live.append(handle)
         return handle
 
@@ -141,11 +146,11 @@ def _remove_stacked(handle: RegistrationHandle) -> None:
     """Take ``handle`` off its slot's stack and refill the slot (called with the registry lock held)."""
     slot_id = (handle.kind, handle.op, handle.key)
     slot = _slots[slot_id]
-    filled_by_handles = slot.live[-1].fn
+    filled_by_handles = slot.live[-1]._installed
     slot.live.remove(handle)
     if not slot.live:
         del _slots[slot_id]
     # A registration made since then outside the handles (``op.impl``, the dispatcher's own register_fallback)
     # replaced the handles' callable: leave it in place.
     if slot.read() is filled_by_handles:
-        slot.write(slot.live[-1].fn if slot.live else slot.before)
+        slot.write(slot.live[-1]._installed if slot.live else slot.before)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from devtensor.library._compat import check_impl_signature, registry_lock
+from devtensor.dispatcher import registry_lock
 from devtensor.library.custom_ops import OpLike, get_op
 from devtensor.library.handles import KeyLike, RegistrationHandle, as_key
 
@@ -23,16 +23,20 @@ def override(op: OpLike, key: KeyLike, fn: Callable[..., None]) -> RegistrationH
 
     ``fn`` is called exactly like an impl (same parameters, keyword-only ``out`` ConstOut; validated as one), and
     runs inside the common code, so meta checks, out/inplace rules and version bumps still apply. Works for
-    built-in and custom ops, on any key (including Meta: the override then runs instead of "meta only").
+    built-in and custom ops, on any key (including Meta: the override then runs instead of "meta only"), and for
+    view ops (``"transpose"``): there ``fn`` is called as the op's view kernel (``fn(xp, array, plan)``, see
+    :data:`devtensor.views.ViewKernel`) and returns the view's array; the view front still makes the view share
+    its base's storage and version.
     Thread-safe: registration and removal happen under the dispatcher's lock and invalidate the op's cached
     handlers, so no call started after ``override``/``remove`` returns uses a stale handler.
 
     Raises:
-        TypeError: ``fn``'s parameters do not match the op's schema.  KeyError: no such op.
+        TypeError: ``fn``'s parameters do not match the op's schema (a view op's: ``fn`` is not callable).
+        KeyError: no such op.
     """
     found = get_op(op)
-    resolved = as_key(key)
-    check_impl_signature(found, fn)
+    resolved = as_key(key, "override")
+    found.check_handler(fn)  # the op's own rule: the impl signature, or (a view op) a callable
     with registry_lock:
         found.table.push_override(resolved, fn)
         return RegistrationHandle("override", found, resolved, fn, _remove_override)

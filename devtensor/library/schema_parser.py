@@ -13,10 +13,10 @@ import re
 from typing import Any, Final, NamedTuple
 
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
-from devtensor.library._compat import reserved_source_names
 from devtensor.structured import (
     OTHER,
     SCALAR,
+    SOURCE_NAMES,
     TENSOR,
     TENSOR_LIST,
     TENSOR_OR_SCALAR,
@@ -296,9 +296,9 @@ def check_param_name(op_name: str, name: object) -> str:
     """
     check_identifier(op_name, "parameter name", name)
     assert isinstance(name, str)
-    if name.startswith("_") or name in reserved_source_names:
+    if name.startswith("_") or name in SOURCE_NAMES:
         raise ArgumentValueError(
             f"{op_name}: parameter name {name!r} is reserved (out, names starting with '_', and "
-            f"{', '.join(sorted(reserved_source_names - {'out'}))})"
+            f"{', '.join(sorted(SOURCE_NAMES - {'out'}))})"
         )
     return name
