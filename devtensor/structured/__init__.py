@@ -106,8 +106,3 @@ __all__ = [
     "variant",
     "view_ops_by_name",
 ]
-
-# The names devtensor.library and the tests used before this became a package (aliases of the public ones).
-_SOURCE_NAMES = SOURCE_NAMES
-_ops = ops_by_name
-_check_impl_signature = check_impl_signature
