@@ -112,8 +112,11 @@ _tables: weakref.WeakSet[KernelTable] = weakref.WeakSet()
 _lock = threading.RLock()
 _generation = [0]
 
-#: The registration lock: every change to a kernel table or a fallback happens under it. Code that registers
-#: and keeps its own bookkeeping (devtensor.library's handles) holds it so that both happen as one step.
+#: The registration lock: every change to a kernel table, a fallback or the op registry (defining, replacing and
+#: removing ops, caching device bindings: devtensor.structured.registry) happens under it; calls never take it.
+#: Reentrant: code that registers and keeps its own bookkeeping (devtensor.library's handles) holds it so that
+#: both happen as one step, and so can a user who replaces an op and registers its kernels (calls that miss
+#: their handler cache then wait for the whole step).
 registry_lock: Final = _lock
 
 
@@ -173,7 +176,9 @@ class KernelTable:
         self.kernels: dict[DispatchKey, Callable[..., None]] = {}
         self.overrides: dict[DispatchKey, list[Callable[..., None]]] = {}
         self.handlers: dict[DispatchKey, Any] = {}
-        _tables.add(self)
+        # Under the lock: _invalidate_all iterates the set under it, and a set must not grow while iterated.
+        with _lock:
+            _tables.add(self)
 
     def register(self, key: DispatchKey, kernel: Callable[..., None]) -> None:
         """Set the kernel for ``key`` (replacing any) and drop cached handlers."""

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from devtensor import structured
+from devtensor.dispatcher import registry_lock
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
 from devtensor.library.schema_parser import parse_schema, validated_schema
 from devtensor.structured import (
@@ -26,6 +27,7 @@ from devtensor.structured import (
     check_op_name,
     schema_from_meta,
 )
+from devtensor.structured.registry import register_op
 from devtensor.tensor import Tensor
 from devtensor.views import ViewOp, all_view_ops
 
@@ -92,6 +94,14 @@ def custom_op(
 
     Register impls with ``op.impl("cpu")`` / ``op.impl("cuda")`` (or :func:`register_kernel`); call the op
     through ``op.functional`` (with ``out=`` for the out variant) and ``op.inplace``.
+
+    Thread-safe: the op is built whole, then put in place of the one it replaces in one step under the
+    registry lock (:data:`devtensor.dispatcher.registry_lock`): lookups by name (:func:`get_op`, Tensor
+    methods, ``devtensor.cpu.<name>``) find the old op or the new one, never none, and a call that starts
+    after this returns uses the new one. Its kernels are registered after it is defined: a call in between
+    raises NoKernelError. To replace an op together with its kernels, hold the (reentrant) lock around both
+    (``with registry_lock: op = custom_op(...)(meta); op.impl("cpu")(kernel)``): calls of the new op then wait
+    for the kernels (calls never take the lock otherwise).
 
     Args:
         name: the op name (default: the schema string's, else the meta function's ``__name__``).
@@ -176,42 +186,47 @@ def _define(
     elif inplace and not legal_inplace:
         raise ArgumentTypeError(f"{op_name}: an inplace variant needs a tensor first parameter")
 
-    existing = next((defined for defined in structured.all_ops() if defined.name == op_name), None)
-    if any(view.name == op_name for view in all_view_ops()):
-        raise ArgumentValueError(f"custom_op: {op_name!r} is a view op of devtensor; choose another name")
-    if existing is not None:
-        if _is_builtin(existing):
-            raise ArgumentValueError(
-                f"custom_op: {op_name!r} is a built-in op of devtensor and cannot be redefined; use "
-                "library.override(op, key, fn) to change what it does for a dispatch key"
-            )
-        if not replace:
-            raise ArgumentValueError(
-                f"custom_op: an op named {op_name!r} is defined already (by module {existing.module!r}); pass "
-                "replace=True to redefine it, or choose another name"
-            )
-    if method:
-        owned: set[str] = set()  # methods the op being replaced attached: replacing them shadows nothing
-        if existing is not None and existing.method:
-            owned = {op_name, op_name + "_"}
-        for attr in (op_name, op_name + "_") if inplace else (op_name,):
-            if attr not in owned and any(attr in cls.__dict__ for cls in Tensor.__mro__ if cls is not object):
+    # Checks and swap under the registry lock, as one step: two threads replacing one op each replace the op
+    # registered at that moment, and readers find the old op or the new one, never none (see register_op).
+    with registry_lock:
+        existing = structured.ops_by_name.get(op_name)
+        if any(view.name == op_name for view in all_view_ops()):
+            raise ArgumentValueError(f"custom_op: {op_name!r} is a view op of devtensor; choose another name")
+        if existing is not None:
+            if _is_builtin(existing):
                 raise ArgumentValueError(
-                    f"custom_op: a Tensor method {attr!r} would shadow an existing Tensor attribute"
+                    f"custom_op: {op_name!r} is a built-in op of devtensor and cannot be redefined; use "
+                    "library.override(op, key, fn) to change what it does for a dispatch key"
                 )
-    if existing is not None:
-        remove_op(existing)
-    op = StructuredOp(
-        op_name,
-        meta,
-        inplace=inplace,
-        method=method,
-        out_may_be_input=out_may_be_input,
-        doc=doc,
-        schema=parsed,
-    )
-    op.module = module
-    _custom_ops[op_name] = op
+            if not replace:
+                raise ArgumentValueError(
+                    f"custom_op: an op named {op_name!r} is defined already (by module {existing.module!r}); "
+                    "pass replace=True to redefine it, or choose another name"
+                )
+        if method:
+            owned: set[str] = set()  # methods the op being replaced attached: replacing them shadows nothing
+            if existing is not None and existing.method:
+                owned = {op_name, op_name + "_"}
+            for attr in (op_name, op_name + "_") if inplace else (op_name,):
+                if attr not in owned and any(attr in cls.__dict__ for cls in Tensor.__mro__ if cls is not object):
+                    raise ArgumentValueError(
+                        f"custom_op: a Tensor method {attr!r} would shadow an existing Tensor attribute"
+                    )
+        op = StructuredOp(
+            op_name,
+            meta,
+            inplace=inplace,
+            method=method,
+            out_may_be_input=out_may_be_input,
+            doc=doc,
+            schema=parsed,
+            register=False,
+        )
+        op.module = module
+        register_op(op, replacing=existing)
+        if existing is not None and _custom_ops.get(op_name) is existing:
+            del _custom_ops[op_name]
+        _custom_ops[op_name] = op
     return op
 
 
@@ -233,17 +248,26 @@ def remove_op(op: OpLike) -> StructuredOp:
     """Undefine a custom op (by op, variant or name): remove it from the registry, its Tensor methods and its
     cached device bindings; returns it. Existing references to its variants keep working.
 
+    Thread-safe: one step under the registry lock (:data:`devtensor.dispatcher.registry_lock`).
+
     Raises:
-        KeyError: no such op.  ValueError: a built-in op of devtensor (they cannot be removed).
+        KeyError: no such op; given an op or a variant, the op of its name is not that op any more (it was
+            replaced: remove the current one by name).
+        ValueError: a built-in op of devtensor (they cannot be removed).
     """
-    found: StructuredOp | ViewOp = get_op(op)
-    if isinstance(found, ViewOp):
-        raise ArgumentValueError(f"remove_op: {found.name!r} is a built-in view op of devtensor and cannot be removed")
-    if _is_builtin(found):
-        raise ArgumentValueError(f"remove_op: {found.name!r} is a built-in op of devtensor and cannot be removed")
-    removed = structured.remove_op(found.name)
-    if _custom_ops.get(found.name) is found:
-        del _custom_ops[found.name]
+    # Under the registry lock: the op found is the one removed (a concurrent replacement cannot slip between).
+    with registry_lock:
+        found: StructuredOp | ViewOp = get_op(op)
+        if isinstance(found, ViewOp):
+            raise ArgumentValueError(
+                f"remove_op: {found.name!r} is a built-in view op of devtensor and cannot be removed"
+            )
+        if _is_builtin(found):
+            raise ArgumentValueError(f"remove_op: {found.name!r} is a built-in op of devtensor and cannot be removed")
+        # By name: the op registered now; by op or variant: that op only (a replaced one is not defined any more).
+        removed = structured.remove_op(found.name, None if isinstance(op, str) else found)
+        if _custom_ops.get(found.name) is found:
+            del _custom_ops[found.name]
     # structured.remove_op also drops the op's device bindings (devtensor.cpu.<name>).
     return removed
 

@@ -1,6 +1,15 @@
 """The op registry: :class:`StructuredOp`, the :func:`structured_op` decorator, the registered ops by name,
-their variants and device bindings, :func:`remove_op`, impl registration (one impl for several keys through
-``xp``) and :class:`KernelRegistrar`."""
+their variants and device bindings, :func:`register_op` / :func:`remove_op`, impl registration (one impl for
+several keys through ``xp``) and :class:`KernelRegistrar`.
+
+Thread safety: every change to the registry (defining, replacing or removing an op, caching a device binding)
+happens under :data:`devtensor.dispatcher.registry_lock`, and a replacement is one swap: the new op is built
+whole first, then put in place of the old one under the lock (registry entry, Tensor methods), then the
+bindings compiled for the old one are dropped, still under the lock. A binding is cached only if, under the
+lock, the op it was compiled for is still the registered one. So a lookup by name never finds no op or a half
+built one, and a call that starts after a replacement returned uses the new op. Calls never take the lock:
+readers see one dict entry or the other.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +21,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from devtensor.dispatcher import DispatchKey, KernelTable, dispatch_key
+from devtensor.dispatcher import DispatchKey, KernelTable, dispatch_key, registry_lock
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -49,21 +58,29 @@ def bound_variant(name: str, kind: str, key: DispatchKey, cls: type[Tensor]) -> 
     """The device binding of the op ``name``'s ``kind`` variant for ``key`` (e.g. ``devtensor.cpu.add``):
     tensors must be ``cls`` instances (refined), and dispatch skips computing the key. Compiled on first use.
 
+    Thread-safe: compiled outside the registry lock, cached under it only while the op it was compiled for is
+    still the registered one (a replacement in between makes it compile again, for the new op).
+
     Raises:
         KeyError: no op of that name, or no such variant.
     """
     cache_key = (name, kind, key)
     fn = _bindings.get(cache_key)
-    if fn is None:
+    while fn is None:
         op = ops_by_name[name]
         if kind == "inplace" and op.inplace is None:
             raise KeyError(f"op {name!r} has no inplace variant")
-        fn = _bindings[cache_key] = generate_front(op, kind, (key, cls))
+        compiled = generate_front(op, kind, (key, cls))
+        with registry_lock:
+            if ops_by_name.get(name) is op:
+                fn = _bindings.setdefault(cache_key, compiled)
     return fn
 
 
 def binding_attr(device: str, name: str) -> Callable[..., Tensor]:
-    """``devtensor.<device>.<name>``: the binding of op ``name`` (or of its inplace variant for ``name_``).
+    """``devtensor.<device>.<name>``: the binding of op ``name`` (or of its inplace variant for ``name_``),
+    cached as an attribute of the module ``devtensor.<device>`` (under the registry lock, while the op is still
+    the registered one, so a replacement or removal never leaves a stale binding there).
 
     Raises:
         AttributeError: no such op (as a module attribute lookup does).
@@ -72,11 +89,40 @@ def binding_attr(device: str, name: str) -> Callable[..., Tensor]:
 
     key = dispatch_key(device, op=f"devtensor.{device}")
     cls = backend_for_key(key).tensor_class
-    if name in ops_by_name:
-        return bound_variant(name, "functional", key, cls)
-    if name.endswith("_") and name[:-1] in ops_by_name and ops_by_name[name[:-1]].inplace is not None:
-        return bound_variant(name[:-1], "inplace", key, cls)
-    raise AttributeError(f"module 'devtensor.{device}' has no attribute {name!r}")
+    module = sys.modules.get(f"devtensor.{device}")
+    while True:
+        op = ops_by_name.get(name)
+        if op is not None:
+            op_name, kind = name, "functional"
+        else:
+            op = ops_by_name.get(name[:-1]) if name.endswith("_") else None
+            if op is None or op.inplace is None:
+                raise AttributeError(f"module 'devtensor.{device}' has no attribute {name!r}")
+            op_name, kind = name[:-1], "inplace"
+        try:
+            fn = bound_variant(op_name, kind, key, cls)
+        except KeyError:
+            continue  # removed or replaced meanwhile: look again
+        with registry_lock:
+            if getattr(fn, "op", None) is not ops_by_name.get(op_name):
+                continue  # replaced after bound_variant returned
+            if module is not None:
+                _serve_module_attributes(module, device)
+                module.__dict__[name] = fn
+        return fn
+
+
+def _serve_module_attributes(module: types.ModuleType, device: str) -> None:
+    """Make :func:`binding_attr` the ``__getattr__`` of the binding module ``module`` (call under the lock).
+
+    The generated ``__getattr__`` stores the binding in the module after :func:`binding_attr` returned, outside
+    the registry lock, where a replacement finishing in between would leave the old op's binding behind;
+    :func:`binding_attr` stores it itself under the lock, so the module's lookups come here directly from the
+    first one on.
+    """
+    getattr_fn = module.__dict__.get("__getattr__")
+    if getattr(getattr_fn, "func", None) is not binding_attr:
+        module.__dict__["__getattr__"] = functools.partial(binding_attr, device)
 
 
 class KernelRegistrar:
@@ -108,15 +154,70 @@ class KernelRegistrar:
         return fn
 
 
-def remove_op(name: str) -> StructuredOp:
-    """Undefine the op ``name``: remove it from the registry and its methods from Tensor; returns it.
+def register_op(op: StructuredOp, replacing: StructuredOp | None = None) -> None:
+    """Put ``op`` (built with ``register=False``) in the registry under its name, in one step under the registry
+    lock: in place of ``replacing`` (which must be the op registered under that name now), or under a free name.
+    Then ``op``'s Tensor methods replace ``replacing``'s (when ``op.method``; ``replacing``'s that ``op`` lacks
+    are removed) and the device bindings compiled for ``replacing`` are dropped. Lookups by name find either op,
+    never none; a call that starts after this returns uses ``op``.
+
+    Raises:
+        ValueError: the op registered under the name is not ``replacing`` (another op of that name is defined,
+            or ``replacing`` was replaced or removed meanwhile); ``op`` is registered already.
+    """
+    name = op.name
+    with registry_lock:
+        current = ops_by_name.get(name)
+        if current is op:
+            raise ArgumentValueError(f"register_op: op {name!r} is registered already")
+        if current is not replacing:
+            if replacing is None:
+                raise ArgumentValueError(f"structured_op: an op named {name!r} is defined already (remove_op it first)")
+            raise ArgumentValueError(
+                f"register_op: the op {name!r} to replace is no longer the registered one (replaced or removed)"
+            )
+        ops_by_name[name] = op
+        if op.method:
+            setattr(Tensor, name, op.functional)
+            if op.inplace is not None:
+                setattr(Tensor, name + "_", op.inplace)
+        if replacing is not None:
+            _remove_methods(replacing)
+            _drop_bindings(name)
+
+
+def remove_op(name: str, op: StructuredOp | None = None) -> StructuredOp:
+    """Undefine the op ``name`` (when ``op`` is given, only if it is that op): remove it from the registry, its
+    methods from Tensor and its device bindings, in one step under the registry lock; returns it.
 
     Calls through references to its variants still work (they keep their table); new lookups do not find it.
 
     Raises:
-        KeyError: no op of that name.
+        KeyError: no op of that name, or (``op`` given) the op of that name is another one.
     """
-    op = ops_by_name.pop(name)
+    with registry_lock:
+        current = ops_by_name.get(name)
+        if current is None:
+            raise KeyError(name)
+        if op is not None and current is not op:
+            raise KeyError(f"op {name!r} is another op now (it was replaced)")
+        del ops_by_name[name]
+        _remove_methods(current)
+        _drop_bindings(name)
+    return current
+
+
+def _remove_methods(op: StructuredOp) -> None:
+    """Remove the Tensor methods ``op`` attached (those still its own: a replacement may have set its own)."""
+    if op.method:
+        for attr, fn in ((op.name, op.functional), (op.name + "_", op.inplace)):
+            if fn is not None and Tensor.__dict__.get(attr) is fn:
+                delattr(Tensor, attr)
+
+
+def _drop_bindings(name: str) -> None:
+    """Drop the cached device bindings of the op ``name`` (call under the registry lock: every writer of the
+    caches holds it, so they do not change while this iterates)."""
     for cached in [k for k in _bindings if k[0] == name]:
         del _bindings[cached]
     # The device binding modules (devtensor.cpu, devtensor.cuda) keep resolved bindings as module attributes.
@@ -125,11 +226,6 @@ def remove_op(name: str) -> StructuredOp:
         if module is not None:
             for attr in (name, name + "_"):
                 module.__dict__.pop(attr, None)
-    if op.method:
-        for attr, fn in ((name, op.functional), (name + "_", op.inplace)):
-            if fn is not None and Tensor.__dict__.get(attr) is fn:
-                delattr(Tensor, attr)
-    return op
 
 
 def all_ops() -> list[StructuredOp]:
@@ -170,6 +266,11 @@ class StructuredOp:
         functional: the generated functional+out variant ``name(..., out=None)``.
         inplace: the generated inplace variant ``name_(self, ...)``, or None when the op has none.
         out_may_be_input: whether an output may be exactly one of the inputs (same memory and strides).
+
+    The constructor builds the op whole (schema, table, variants), then registers it (:func:`register_op`: the
+    registry entry and the Tensor methods, in one step under the registry lock); with ``register=False`` it
+    only builds it, for :func:`register_op` to put in place of another op (as ``custom_op(replace=True)``
+    does).
     """
 
     __slots__ = (
@@ -195,8 +296,9 @@ class StructuredOp:
         out_may_be_input: bool = False,
         doc: str | None = None,
         schema: OpSchema | None = None,
+        register: bool = True,
     ) -> None:
-        if name in ops_by_name:
+        if register and name in ops_by_name:
             raise ArgumentValueError(f"structured_op: an op named {name!r} is defined already (remove_op it first)")
         self.name = name
         # Typed as returning a TensorSpec for the readers that take shape and dtype from it (``[0]``, ``[1]``): a
@@ -220,11 +322,8 @@ class StructuredOp:
             if self.schema.params[0].category not in (TENSOR, TENSOR_OR_SCALAR):
                 raise ArgumentTypeError(f"{name}: an inplace variant needs a tensor first parameter")
             self.inplace = generate_front(self, "inplace")
-        if method:
-            setattr(Tensor, name, self.functional)
-            if self.inplace is not None:
-                setattr(Tensor, name + "_", self.inplace)
-        ops_by_name[name] = self
+        if register:
+            register_op(self)
 
     def impl(self, *keys: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]:
         """Decorator registering the impl for each of ``keys`` (DispatchKeys, or device types such as ``"cpu"``).
