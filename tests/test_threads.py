@@ -305,3 +305,22 @@ def test_registering_a_built_op_in_place_of_another_checks_the_registered_one() 
     with pytest.raises(ValueError, match="no longer the registered one"):
         registry.register_op(built, replacing=first)
     assert library.get_op(name) is second
+
+
+def test_a_new_op_takes_over_the_binding_name_of_an_inplace_variant() -> None:
+    """``devtensor.cpu.<name>_`` resolves to the op named ``<name>_`` first: defining that op drops the cached
+    inplace binding of ``<name>`` under that attribute name."""
+    name = unique("thr_names")
+    define(name, 1)
+    assert getattr(dt.cpu, name + "_").op is library.get_op(name)
+
+    def meta(self: Tensor) -> TensorSpec:
+        return self.shape, self.dtype
+
+    def kernel(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        out.array[...] = 2
+
+    taker = library.custom_op(name + "_", inplace=False)(meta)  # no method: Tensor has <name>_ already
+    taker.impl("cpu")(kernel)
+    assert getattr(dt.cpu, name + "_").op is taker
+    assert value(getattr(dt.cpu, name + "_")(dt.zeros(1))) == 2

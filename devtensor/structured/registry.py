@@ -158,7 +158,7 @@ def register_op(op: StructuredOp, replacing: StructuredOp | None = None) -> None
     """Put ``op`` (built with ``register=False``) in the registry under its name, in one step under the registry
     lock: in place of ``replacing`` (which must be the op registered under that name now), or under a free name.
     Then ``op``'s Tensor methods replace ``replacing``'s (when ``op.method``; ``replacing``'s that ``op`` lacks
-    are removed) and the device bindings compiled for ``replacing`` are dropped. Lookups by name find either op,
+    are removed) and the device bindings cached under the name are dropped. Lookups by name find either op,
     never none; a call that starts after this returns uses ``op``.
 
     Raises:
@@ -183,7 +183,9 @@ def register_op(op: StructuredOp, replacing: StructuredOp | None = None) -> None
                 setattr(Tensor, name + "_", op.inplace)
         if replacing is not None:
             _remove_methods(replacing)
-            _drop_bindings(name)
+        # Also for a new name: ``devtensor.cpu.<name>`` may hold the inplace binding of the op ``<name>[:-1]``,
+        # and the op of that exact name comes first.
+        _drop_bindings(name)
 
 
 def remove_op(name: str, op: StructuredOp | None = None) -> StructuredOp:
