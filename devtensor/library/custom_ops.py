@@ -224,8 +224,6 @@ def _define(
         )
         op.module = module
         register_op(op, replacing=existing)
-        if existing is not None and _custom_ops.get(op_name) is existing:
-            del _custom_ops[op_name]
         _custom_ops[op_name] = op
     return op
 
