@@ -217,23 +217,23 @@ if TYPE_CHECKING:
     class DivCPUKernel(Protocol):
         """The type of ``div``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[CPUTensor]) -> None: ...
 
 
     class DivCUDAKernel(Protocol):
         """The type of ``div``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class DivXPKernel(Protocol):
         """The type of ``div``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
         @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[CPUTensor]) -> None: ...
 
         @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class _DivKernels(KernelRegistrar):
@@ -1273,19 +1273,19 @@ if TYPE_CHECKING:
     class SumCPUKernel(Protocol[_CPU0]):
         """The type of ``sum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
     class SumCUDAKernel(Protocol[_CUDA0]):
         """The type of ``sum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class SumXPKernel(Protocol[_XP]):
         """The type of ``sum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _SumKernels(KernelRegistrar):
@@ -1304,19 +1304,19 @@ if TYPE_CHECKING:
     class ProdCPUKernel(Protocol[_CPU0]):
         """The type of ``prod``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
     class ProdCUDAKernel(Protocol[_CUDA0]):
         """The type of ``prod``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class ProdXPKernel(Protocol[_XP]):
         """The type of ``prod``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _ProdKernels(KernelRegistrar):
@@ -1335,19 +1335,19 @@ if TYPE_CHECKING:
     class AmaxCPUKernel(Protocol[_CPU0]):
         """The type of ``amax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
     class AmaxCUDAKernel(Protocol[_CUDA0]):
         """The type of ``amax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class AmaxXPKernel(Protocol[_XP]):
         """The type of ``amax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _AmaxKernels(KernelRegistrar):
@@ -1366,19 +1366,19 @@ if TYPE_CHECKING:
     class AminCPUKernel(Protocol[_CPU0]):
         """The type of ``amin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
     class AminCUDAKernel(Protocol[_CUDA0]):
         """The type of ``amin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class AminXPKernel(Protocol[_XP]):
         """The type of ``amin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _AminKernels(KernelRegistrar):
@@ -1459,19 +1459,19 @@ if TYPE_CHECKING:
     class AllCPUKernel(Protocol[_CPU0]):
         """The type of ``all``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
     class AllCUDAKernel(Protocol[_CUDA0]):
         """The type of ``all``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class AllXPKernel(Protocol[_XP]):
         """The type of ``all``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _AllKernels(KernelRegistrar):
@@ -1490,19 +1490,19 @@ if TYPE_CHECKING:
     class AnyCPUKernel(Protocol[_CPU0]):
         """The type of ``any``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
     class AnyCUDAKernel(Protocol[_CUDA0]):
         """The type of ``any``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class AnyXPKernel(Protocol[_XP]):
         """The type of ``any``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _AnyKernels(KernelRegistrar):
@@ -1521,19 +1521,19 @@ if TYPE_CHECKING:
     class MeanCPUKernel(Protocol[_CPU0]):
         """The type of ``mean``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
     class MeanCUDAKernel(Protocol[_CUDA0]):
         """The type of ``mean``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class MeanXPKernel(Protocol[_XP]):
         """The type of ``mean``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _MeanKernels(KernelRegistrar):
@@ -1552,19 +1552,19 @@ if TYPE_CHECKING:
     class VarCPUKernel(Protocol[_CPU0]):
         """The type of ``var``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
     class VarCUDAKernel(Protocol[_CUDA0]):
         """The type of ``var``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class VarXPKernel(Protocol[_XP]):
         """The type of ``var``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _VarKernels(KernelRegistrar):
@@ -1583,19 +1583,19 @@ if TYPE_CHECKING:
     class StdCPUKernel(Protocol[_CPU0]):
         """The type of ``std``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
     class StdCUDAKernel(Protocol[_CUDA0]):
         """The type of ``std``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class StdXPKernel(Protocol[_XP]):
         """The type of ``std``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _StdKernels(KernelRegistrar):
@@ -1614,19 +1614,19 @@ if TYPE_CHECKING:
     class LogsumexpCPUKernel(Protocol[_CPU0]):
         """The type of ``logsumexp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
 
 
     class LogsumexpCUDAKernel(Protocol[_CUDA0]):
         """The type of ``logsumexp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class LogsumexpXPKernel(Protocol[_XP]):
         """The type of ``logsumexp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _LogsumexpKernels(KernelRegistrar):
