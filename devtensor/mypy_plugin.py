@@ -170,11 +170,14 @@ class DevtensorPlugin(Plugin):
         impl = decorator.func.type if decorator is not None else None
         takes_xp = isinstance(impl, CallableType) and impl.arg_names[:1] == ["xp"]
         method = "xp" if takes_xp or len(keys) > 1 else next(iter(keys))
-        if method == "xp" and not takes_xp and decorator is not None:
-            return ctx.default_return_type  # an impl of several keys without xp: types beyond the Protocols
         registrar = self._registrar(checker, op)
         if registrar is None:
+            # No kernel Protocol (a custom op without generated signatures): names and kinds from its meta.
+            if isinstance(impl, CallableType) and decorator is not None:
+                _check_against_meta(checker, decorator, op, call.callee.expr, impl)
             return ctx.default_return_type
+        if method == "xp" and not takes_xp and decorator is not None:
+            return ctx.default_return_type  # an impl of several keys without xp: types beyond the Protocols
         if isinstance(impl, CallableType) and decorator is not None:
             expected = _protocol_call(registrar, method)
             if expected is not None:
@@ -206,6 +209,7 @@ class DevtensorPlugin(Plugin):
             return ctx.default_return_type
         registrar = self._registrar(checker, op)
         if registrar is None:
+            _check_against_meta(checker, fn_expr, op, ctx.args[0][0], impl)
             return ctx.default_return_type
         function = "override" if ctx.context and _callee_name(ctx.context) == "override" else "register_kernel"
         method = "xp" if function == "register_kernel" and impl.arg_names[:1] == ["xp"] else key
@@ -436,6 +440,47 @@ def _check_exact(
             context,
             code=KERNEL_SIGNATURE,
         )
+
+
+def _check_against_meta(
+    checker: TypeChecker, context: Context, op: str, op_expr: Expression, impl: CallableType
+) -> None:
+    """For an op without a kernel Protocol whose meta function mypy sees (``op_expr`` names it): the impl's
+    parameter names and kinds must be the meta's, then a keyword-only ``plan`` when the meta returns a
+    PlannedSpec, then a keyword-only ``out``; an ``xp`` first is allowed. Every mismatch is reported (no
+    Protocol checks this op's impls)."""
+    if not (isinstance(op_expr, RefExpr) and isinstance(op_expr.node, Decorator)):
+        return
+    meta = op_expr.node.func
+    want = [(str(n), k in (ARG_NAMED, ARG_NAMED_OPT)) for n, k in zip(meta.arg_names, meta.arg_kinds, strict=True)]
+    ret = get_proper_type(meta.type.ret_type) if isinstance(meta.type, CallableType) else None
+    if isinstance(ret, Instance) and ret.type.fullname == "devtensor.tensor.PlannedSpec":
+        want.append(("plan", True))
+    want.append(("out", True))
+    got = [
+        ("*" * (k == ARG_STAR) + "**" * (k == ARG_STAR2) + str(n), k in (ARG_NAMED, ARG_NAMED_OPT))
+        for n, k in zip(impl.arg_names, impl.arg_kinds, strict=True)
+    ]
+    if got[:1] == [("xp", False)]:
+        got = got[1:]
+    if got != want:
+        checker.fail(
+            f"impl of '{op}' has parameters ({_fmt(got)}), expected ({_fmt(want)}): the names and kinds of the meta "
+            "function, plus keyword-only 'out' (the run-time check refuses this)",
+            context,
+            code=KERNEL_SIGNATURE,
+        )
+
+
+def _fmt(params: list[tuple[str, bool]]) -> str:
+    parts: list[str] = []
+    star = False
+    for name, kw in params:
+        if kw and not star and not name.startswith("*"):
+            parts.append("*")
+            star = True
+        parts.append(name)
+    return ", ".join(parts)
 
 
 def _first_kw(expected: CallableType) -> int:

@@ -108,3 +108,31 @@ def custom_reads(self: Tensor) -> TensorSpec:
 def meta_only(self: TensorMeta) -> TensorSpec:
     self.numpy()  # E: attr-defined
     return self.shape, self.dtype
+
+
+# --- a custom op without generated kernel signatures: names and kinds from its meta function ---------------------
+
+
+@library.custom_op("plugin_scale")
+def scale(self: TensorMeta, factor: float, *, bias: float = 0.0) -> TensorSpec:
+    return self.shape, self.dtype
+
+
+@scale.impl("cpu")
+def scale_cpu(self: CPUTensor, factor: float, *, bias: float, out: ConstOut[CPUTensor]) -> None: ...
+
+
+@scale.impl("cpu", "cuda")
+def scale_xp(xp: Any, self: Any, factor: float, *, bias: float, out: Any) -> None: ...
+
+
+@scale.impl("cpu")  # E: kernel-signature
+def scale_bias_positional(self: CPUTensor, factor: float, bias: float, *, out: ConstOut[CPUTensor]) -> None: ...
+
+
+@scale.impl("cuda")  # E: kernel-signature
+def scale_missing_bias(self: CUDATensor, factor: float, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+library.register_kernel(scale, "cpu", scale_cpu)
+library.override(scale, "cpu", out_pos)  # E: kernel-signature
