@@ -16,6 +16,9 @@ What the plugin adds (error code ``kernel-signature`` unless said otherwise):
   ``@structured_op`` / ``@library.custom_op`` in reach of mypy, or ``get_op("name")``), and
   ``library.override(op, key, fn)`` / ``library.register_kernel(op, key, fn)`` with ``op`` a string literal, such
   an op, or ``get_op("name")``;
+* an op with no kernel Protocol (a custom op without generated signatures) whose meta function mypy sees: its
+  impls' parameter names and kinds against the meta's (plus ``plan`` for a PlannedSpec, keyword-only ``out``,
+  an optional ``xp`` first), every mismatch reported;
 * ``op.impl(...)``, ``override`` and ``register_kernel`` are also type-checked against the op's kernel
   Protocol (the same errors as the typed registrars: ``arg-type``, ``type-var``), for ops that have one in
   ``devtensor.kernel_signatures`` or in the ``kernel_signatures`` module of the calling module's top package
@@ -31,8 +34,9 @@ What the plugin adds (error code ``kernel-signature`` unless said otherwise):
 Not checked (the run-time check still refuses these at registration): registrations whose op or key mypy cannot
 see as literals (an op held in a variable, a key computed at run time), ``op.impl(key)(fn)`` called without
 decorator syntax (types are checked, names and kinds are not), impls that are not plain functions (overloaded,
-``functools.partial``), and data reads a meta function makes through a builtin conversion (``float(t)``,
-``bool(t)``, ``if t:``) or by passing the tensor to another function.
+``functools.partial``), an op that mypy reads from its cache and that was renamed (``structured_op(name=...)``
+in another module: then known by its meta function's name only), and data reads a meta function makes through a
+builtin conversion (``float(t)``, ``bool(t)``, ``if t:``) or by passing the tensor to another function.
 """
 
 from __future__ import annotations
@@ -336,6 +340,8 @@ def _member_used(context: Context) -> str:
         return f"computes with the operator {op!r}"
     if isinstance(context, IndexExpr):
         return "indexes a Tensor"
+    if isinstance(context, ForStmt):
+        return "iterates over a Tensor"
     return "uses a Tensor's data"
 
 

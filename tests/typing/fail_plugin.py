@@ -94,6 +94,9 @@ def reads_data(self: Tensor, other: Tensor) -> TensorSpec:
     other[0]  # E: meta-data-read
     self + 1  # E: meta-data-read
     self.sum()  # E: meta-data-read
+    for row in other:  # E: meta-data-read
+        print(row)
+    print(self.to("cpu"))  # E: meta-data-read
     print(self.shape, self.dtype, self.size(0), self.numel(), len(other))
     return self.shape, self.dtype
 
