@@ -85,8 +85,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     @final
-    class _NoTensor:
-        """Never instantiated: widens the TypeVar bounds below into unions."""
+    class _NoTensor(Tensor):
+        """Never instantiated: widens the TypeVar bounds below into unions (of Tensors: ConstOut takes them)."""
 
 
     _CPU0 = TypeVar("_CPU0", bound=CPUTensor | _NoTensor, contravariant=True)
@@ -105,20 +105,36 @@ if TYPE_CHECKING:
     _CUDA5 = TypeVar("_CUDA5", bound=CUDATensor | _NoTensor, contravariant=True)
     _CUDA6 = TypeVar("_CUDA6", bound=CUDATensor | _NoTensor, contravariant=True)
     _CUDA7 = TypeVar("_CUDA7", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CPUS0 = TypeVar("_CPUS0", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS1 = TypeVar("_CPUS1", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS2 = TypeVar("_CPUS2", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS3 = TypeVar("_CPUS3", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS4 = TypeVar("_CPUS4", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS5 = TypeVar("_CPUS5", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS6 = TypeVar("_CPUS6", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS7 = TypeVar("_CPUS7", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS0 = TypeVar("_CUDAS0", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS1 = TypeVar("_CUDAS1", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS2 = TypeVar("_CUDAS2", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS3 = TypeVar("_CUDAS3", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS4 = TypeVar("_CUDAS4", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS5 = TypeVar("_CUDAS5", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS6 = TypeVar("_CUDAS6", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS7 = TypeVar("_CUDAS7", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
     # The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.
     _XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
 
 
-    class AddCPUKernel(Protocol):
+    class AddCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``add``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, alpha: Scalar, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class AddCUDAKernel(Protocol):
+    class AddCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``add``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, alpha: Scalar, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class AddXPKernel(Protocol):
@@ -136,24 +152,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: AddCPUKernel) -> AddCPUKernel: ...
-        def cuda(self, fn: AddCUDAKernel) -> AddCUDAKernel: ...
+        def cpu(self, fn: AddCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> AddCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: AddCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> AddCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: AddXPKernel) -> AddXPKernel: ...
 
 
     add: _AddKernels
 
 
-    class SubCPUKernel(Protocol):
+    class SubCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``sub``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, alpha: Scalar, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class SubCUDAKernel(Protocol):
+    class SubCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``sub``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, alpha: Scalar, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class SubXPKernel(Protocol):
@@ -171,24 +187,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: SubCPUKernel) -> SubCPUKernel: ...
-        def cuda(self, fn: SubCUDAKernel) -> SubCUDAKernel: ...
+        def cpu(self, fn: SubCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> SubCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: SubCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> SubCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: SubXPKernel) -> SubXPKernel: ...
 
 
     sub: _SubKernels
 
 
-    class MulCPUKernel(Protocol):
+    class MulCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``mul``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class MulCUDAKernel(Protocol):
+    class MulCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``mul``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class MulXPKernel(Protocol):
@@ -206,34 +222,34 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: MulCPUKernel) -> MulCPUKernel: ...
-        def cuda(self, fn: MulCUDAKernel) -> MulCUDAKernel: ...
+        def cpu(self, fn: MulCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MulCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: MulCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MulCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: MulXPKernel) -> MulXPKernel: ...
 
 
     mul: _MulKernels
 
 
-    class DivCPUKernel(Protocol):
+    class DivCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``div``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class DivCUDAKernel(Protocol):
+    class DivCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``div``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class DivXPKernel(Protocol):
         """The type of ``div``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
         @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[CPUTensor]) -> None: ...
 
         @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: str | None, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class _DivKernels(KernelRegistrar):
@@ -241,24 +257,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: DivCPUKernel) -> DivCPUKernel: ...
-        def cuda(self, fn: DivCUDAKernel) -> DivCUDAKernel: ...
+        def cpu(self, fn: DivCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> DivCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: DivCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> DivCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: DivXPKernel) -> DivXPKernel: ...
 
 
     div: _DivKernels
 
 
-    class RemainderCPUKernel(Protocol):
+    class RemainderCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``remainder``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class RemainderCUDAKernel(Protocol):
+    class RemainderCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``remainder``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class RemainderXPKernel(Protocol):
@@ -276,24 +292,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: RemainderCPUKernel) -> RemainderCPUKernel: ...
-        def cuda(self, fn: RemainderCUDAKernel) -> RemainderCUDAKernel: ...
+        def cpu(self, fn: RemainderCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> RemainderCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: RemainderCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> RemainderCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: RemainderXPKernel) -> RemainderXPKernel: ...
 
 
     remainder: _RemainderKernels
 
 
-    class PowCPUKernel(Protocol):
+    class PowCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``pow``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class PowCUDAKernel(Protocol):
+    class PowCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``pow``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class PowXPKernel(Protocol):
@@ -311,24 +327,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: PowCPUKernel) -> PowCPUKernel: ...
-        def cuda(self, fn: PowCUDAKernel) -> PowCUDAKernel: ...
+        def cpu(self, fn: PowCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> PowCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: PowCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> PowCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: PowXPKernel) -> PowXPKernel: ...
 
 
     pow: _PowKernels
 
 
-    class NegCPUKernel(Protocol[_CPU0]):
+    class NegCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``neg``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class NegCUDAKernel(Protocol[_CUDA0]):
+    class NegCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``neg``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class NegXPKernel(Protocol[_XP]):
@@ -342,24 +358,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: NegCPUKernel[_CPU0]) -> NegCPUKernel[_CPU0]: ...
-        def cuda(self, fn: NegCUDAKernel[_CUDA0]) -> NegCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: NegCPUKernel[_CPU0, _CPU1]) -> NegCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: NegCUDAKernel[_CUDA0, _CUDA1]) -> NegCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: NegXPKernel[_XP]) -> NegXPKernel[_XP]: ...
 
 
     neg: _NegKernels
 
 
-    class AbsCPUKernel(Protocol[_CPU0]):
+    class AbsCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``abs``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class AbsCUDAKernel(Protocol[_CUDA0]):
+    class AbsCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``abs``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class AbsXPKernel(Protocol[_XP]):
@@ -373,24 +389,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: AbsCPUKernel[_CPU0]) -> AbsCPUKernel[_CPU0]: ...
-        def cuda(self, fn: AbsCUDAKernel[_CUDA0]) -> AbsCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: AbsCPUKernel[_CPU0, _CPU1]) -> AbsCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AbsCUDAKernel[_CUDA0, _CUDA1]) -> AbsCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: AbsXPKernel[_XP]) -> AbsXPKernel[_XP]: ...
 
 
     abs: _AbsKernels
 
 
-    class ExpCPUKernel(Protocol[_CPU0]):
+    class ExpCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``exp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class ExpCUDAKernel(Protocol[_CUDA0]):
+    class ExpCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``exp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class ExpXPKernel(Protocol[_XP]):
@@ -404,24 +420,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: ExpCPUKernel[_CPU0]) -> ExpCPUKernel[_CPU0]: ...
-        def cuda(self, fn: ExpCUDAKernel[_CUDA0]) -> ExpCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: ExpCPUKernel[_CPU0, _CPU1]) -> ExpCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ExpCUDAKernel[_CUDA0, _CUDA1]) -> ExpCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: ExpXPKernel[_XP]) -> ExpXPKernel[_XP]: ...
 
 
     exp: _ExpKernels
 
 
-    class LogCPUKernel(Protocol[_CPU0]):
+    class LogCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``log``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class LogCUDAKernel(Protocol[_CUDA0]):
+    class LogCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``log``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class LogXPKernel(Protocol[_XP]):
@@ -435,24 +451,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: LogCPUKernel[_CPU0]) -> LogCPUKernel[_CPU0]: ...
-        def cuda(self, fn: LogCUDAKernel[_CUDA0]) -> LogCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: LogCPUKernel[_CPU0, _CPU1]) -> LogCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LogCUDAKernel[_CUDA0, _CUDA1]) -> LogCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: LogXPKernel[_XP]) -> LogXPKernel[_XP]: ...
 
 
     log: _LogKernels
 
 
-    class SqrtCPUKernel(Protocol[_CPU0]):
+    class SqrtCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``sqrt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class SqrtCUDAKernel(Protocol[_CUDA0]):
+    class SqrtCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``sqrt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class SqrtXPKernel(Protocol[_XP]):
@@ -466,24 +482,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: SqrtCPUKernel[_CPU0]) -> SqrtCPUKernel[_CPU0]: ...
-        def cuda(self, fn: SqrtCUDAKernel[_CUDA0]) -> SqrtCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: SqrtCPUKernel[_CPU0, _CPU1]) -> SqrtCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SqrtCUDAKernel[_CUDA0, _CUDA1]) -> SqrtCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: SqrtXPKernel[_XP]) -> SqrtXPKernel[_XP]: ...
 
 
     sqrt: _SqrtKernels
 
 
-    class SinCPUKernel(Protocol[_CPU0]):
+    class SinCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``sin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class SinCUDAKernel(Protocol[_CUDA0]):
+    class SinCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``sin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class SinXPKernel(Protocol[_XP]):
@@ -497,24 +513,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: SinCPUKernel[_CPU0]) -> SinCPUKernel[_CPU0]: ...
-        def cuda(self, fn: SinCUDAKernel[_CUDA0]) -> SinCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: SinCPUKernel[_CPU0, _CPU1]) -> SinCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SinCUDAKernel[_CUDA0, _CUDA1]) -> SinCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: SinXPKernel[_XP]) -> SinXPKernel[_XP]: ...
 
 
     sin: _SinKernels
 
 
-    class CosCPUKernel(Protocol[_CPU0]):
+    class CosCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``cos``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class CosCUDAKernel(Protocol[_CUDA0]):
+    class CosCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``cos``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class CosXPKernel(Protocol[_XP]):
@@ -528,24 +544,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: CosCPUKernel[_CPU0]) -> CosCPUKernel[_CPU0]: ...
-        def cuda(self, fn: CosCUDAKernel[_CUDA0]) -> CosCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: CosCPUKernel[_CPU0, _CPU1]) -> CosCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CosCUDAKernel[_CUDA0, _CUDA1]) -> CosCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: CosXPKernel[_XP]) -> CosXPKernel[_XP]: ...
 
 
     cos: _CosKernels
 
 
-    class TanhCPUKernel(Protocol[_CPU0]):
+    class TanhCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``tanh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class TanhCUDAKernel(Protocol[_CUDA0]):
+    class TanhCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``tanh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class TanhXPKernel(Protocol[_XP]):
@@ -559,24 +575,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: TanhCPUKernel[_CPU0]) -> TanhCPUKernel[_CPU0]: ...
-        def cuda(self, fn: TanhCUDAKernel[_CUDA0]) -> TanhCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: TanhCPUKernel[_CPU0, _CPU1]) -> TanhCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: TanhCUDAKernel[_CUDA0, _CUDA1]) -> TanhCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: TanhXPKernel[_XP]) -> TanhXPKernel[_XP]: ...
 
 
     tanh: _TanhKernels
 
 
-    class SigmoidCPUKernel(Protocol[_CPU0]):
+    class SigmoidCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``sigmoid``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class SigmoidCUDAKernel(Protocol[_CUDA0]):
+    class SigmoidCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``sigmoid``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class SigmoidXPKernel(Protocol[_XP]):
@@ -590,24 +606,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: SigmoidCPUKernel[_CPU0]) -> SigmoidCPUKernel[_CPU0]: ...
-        def cuda(self, fn: SigmoidCUDAKernel[_CUDA0]) -> SigmoidCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: SigmoidCPUKernel[_CPU0, _CPU1]) -> SigmoidCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SigmoidCUDAKernel[_CUDA0, _CUDA1]) -> SigmoidCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: SigmoidXPKernel[_XP]) -> SigmoidXPKernel[_XP]: ...
 
 
     sigmoid: _SigmoidKernels
 
 
-    class MaximumCPUKernel(Protocol):
+    class MaximumCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``maximum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class MaximumCUDAKernel(Protocol):
+    class MaximumCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``maximum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class MaximumXPKernel(Protocol):
@@ -625,24 +641,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: MaximumCPUKernel) -> MaximumCPUKernel: ...
-        def cuda(self, fn: MaximumCUDAKernel) -> MaximumCUDAKernel: ...
+        def cpu(self, fn: MaximumCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MaximumCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: MaximumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MaximumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: MaximumXPKernel) -> MaximumXPKernel: ...
 
 
     maximum: _MaximumKernels
 
 
-    class MinimumCPUKernel(Protocol):
+    class MinimumCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``minimum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class MinimumCUDAKernel(Protocol):
+    class MinimumCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``minimum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class MinimumXPKernel(Protocol):
@@ -660,24 +676,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: MinimumCPUKernel) -> MinimumCPUKernel: ...
-        def cuda(self, fn: MinimumCUDAKernel) -> MinimumCUDAKernel: ...
+        def cpu(self, fn: MinimumCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MinimumCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: MinimumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MinimumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: MinimumXPKernel) -> MinimumXPKernel: ...
 
 
     minimum: _MinimumKernels
 
 
-    class ClampCPUKernel(Protocol[_CPU0]):
+    class ClampCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``clamp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, min: CPUTensor | Scalar | None, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, min: _CPUS0 | Scalar | None, max: _CPUS1 | Scalar | None, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class ClampCUDAKernel(Protocol[_CUDA0]):
+    class ClampCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``clamp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, min: CUDATensor | Scalar | None, max: CUDATensor | Scalar | None, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, min: _CUDAS0 | Scalar | None, max: _CUDAS1 | Scalar | None, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class ClampXPKernel(Protocol):
@@ -695,24 +711,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: ClampCPUKernel[_CPU0]) -> ClampCPUKernel[_CPU0]: ...
-        def cuda(self, fn: ClampCUDAKernel[_CUDA0]) -> ClampCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: ClampCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> ClampCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: ClampCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> ClampCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
         def xp(self, fn: ClampXPKernel) -> ClampXPKernel: ...
 
 
     clamp: _ClampKernels
 
 
-    class WhereCPUKernel(Protocol[_CPU0]):
+    class WhereCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``where``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, condition: _CPU0, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, condition: _CPU0, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class WhereCUDAKernel(Protocol[_CUDA0]):
+    class WhereCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``where``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, condition: _CUDA0, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, condition: _CUDA0, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class WhereXPKernel(Protocol):
@@ -730,24 +746,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: WhereCPUKernel[_CPU0]) -> WhereCPUKernel[_CPU0]: ...
-        def cuda(self, fn: WhereCUDAKernel[_CUDA0]) -> WhereCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: WhereCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> WhereCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: WhereCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> WhereCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
         def xp(self, fn: WhereXPKernel) -> WhereXPKernel: ...
 
 
     where: _WhereKernels
 
 
-    class EqCPUKernel(Protocol):
+    class EqCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``eq``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class EqCUDAKernel(Protocol):
+    class EqCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``eq``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class EqXPKernel(Protocol):
@@ -765,24 +781,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: EqCPUKernel) -> EqCPUKernel: ...
-        def cuda(self, fn: EqCUDAKernel) -> EqCUDAKernel: ...
+        def cpu(self, fn: EqCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> EqCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: EqCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> EqCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: EqXPKernel) -> EqXPKernel: ...
 
 
     eq: _EqKernels
 
 
-    class NeCPUKernel(Protocol):
+    class NeCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``ne``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class NeCUDAKernel(Protocol):
+    class NeCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``ne``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class NeXPKernel(Protocol):
@@ -800,24 +816,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: NeCPUKernel) -> NeCPUKernel: ...
-        def cuda(self, fn: NeCUDAKernel) -> NeCUDAKernel: ...
+        def cpu(self, fn: NeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> NeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: NeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> NeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: NeXPKernel) -> NeXPKernel: ...
 
 
     ne: _NeKernels
 
 
-    class LtCPUKernel(Protocol):
+    class LtCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``lt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class LtCUDAKernel(Protocol):
+    class LtCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``lt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class LtXPKernel(Protocol):
@@ -835,24 +851,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: LtCPUKernel) -> LtCPUKernel: ...
-        def cuda(self, fn: LtCUDAKernel) -> LtCUDAKernel: ...
+        def cpu(self, fn: LtCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LtCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: LtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: LtXPKernel) -> LtXPKernel: ...
 
 
     lt: _LtKernels
 
 
-    class LeCPUKernel(Protocol):
+    class LeCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``le``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class LeCUDAKernel(Protocol):
+    class LeCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``le``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class LeXPKernel(Protocol):
@@ -870,24 +886,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: LeCPUKernel) -> LeCPUKernel: ...
-        def cuda(self, fn: LeCUDAKernel) -> LeCUDAKernel: ...
+        def cpu(self, fn: LeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: LeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: LeXPKernel) -> LeXPKernel: ...
 
 
     le: _LeKernels
 
 
-    class GtCPUKernel(Protocol):
+    class GtCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``gt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class GtCUDAKernel(Protocol):
+    class GtCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``gt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class GtXPKernel(Protocol):
@@ -905,24 +921,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: GtCPUKernel) -> GtCPUKernel: ...
-        def cuda(self, fn: GtCUDAKernel) -> GtCUDAKernel: ...
+        def cpu(self, fn: GtCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> GtCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: GtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> GtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: GtXPKernel) -> GtXPKernel: ...
 
 
     gt: _GtKernels
 
 
-    class GeCPUKernel(Protocol):
+    class GeCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``ge``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class GeCUDAKernel(Protocol):
+    class GeCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``ge``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class GeXPKernel(Protocol):
@@ -940,24 +956,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: GeCPUKernel) -> GeCPUKernel: ...
-        def cuda(self, fn: GeCUDAKernel) -> GeCUDAKernel: ...
+        def cpu(self, fn: GeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> GeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: GeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> GeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: GeXPKernel) -> GeXPKernel: ...
 
 
     ge: _GeKernels
 
 
-    class LogicalAndCPUKernel(Protocol):
+    class LogicalAndCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``logical_and``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class LogicalAndCUDAKernel(Protocol):
+    class LogicalAndCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``logical_and``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class LogicalAndXPKernel(Protocol):
@@ -975,24 +991,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: LogicalAndCPUKernel) -> LogicalAndCPUKernel: ...
-        def cuda(self, fn: LogicalAndCUDAKernel) -> LogicalAndCUDAKernel: ...
+        def cpu(self, fn: LogicalAndCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalAndCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: LogicalAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: LogicalAndXPKernel) -> LogicalAndXPKernel: ...
 
 
     logical_and: _LogicalAndKernels
 
 
-    class LogicalOrCPUKernel(Protocol):
+    class LogicalOrCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``logical_or``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class LogicalOrCUDAKernel(Protocol):
+    class LogicalOrCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``logical_or``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class LogicalOrXPKernel(Protocol):
@@ -1010,24 +1026,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: LogicalOrCPUKernel) -> LogicalOrCPUKernel: ...
-        def cuda(self, fn: LogicalOrCUDAKernel) -> LogicalOrCUDAKernel: ...
+        def cpu(self, fn: LogicalOrCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalOrCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: LogicalOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: LogicalOrXPKernel) -> LogicalOrXPKernel: ...
 
 
     logical_or: _LogicalOrKernels
 
 
-    class LogicalXorCPUKernel(Protocol):
+    class LogicalXorCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``logical_xor``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
 
 
-    class LogicalXorCUDAKernel(Protocol):
+    class LogicalXorCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
         """The type of ``logical_xor``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
 
 
     class LogicalXorXPKernel(Protocol):
@@ -1045,24 +1061,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: LogicalXorCPUKernel) -> LogicalXorCPUKernel: ...
-        def cuda(self, fn: LogicalXorCUDAKernel) -> LogicalXorCUDAKernel: ...
+        def cpu(self, fn: LogicalXorCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalXorCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: LogicalXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
         def xp(self, fn: LogicalXorXPKernel) -> LogicalXorXPKernel: ...
 
 
     logical_xor: _LogicalXorKernels
 
 
-    class LogicalNotCPUKernel(Protocol[_CPU0]):
+    class LogicalNotCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``logical_not``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class LogicalNotCUDAKernel(Protocol[_CUDA0]):
+    class LogicalNotCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``logical_not``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class LogicalNotXPKernel(Protocol[_XP]):
@@ -1076,24 +1092,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: LogicalNotCPUKernel[_CPU0]) -> LogicalNotCPUKernel[_CPU0]: ...
-        def cuda(self, fn: LogicalNotCUDAKernel[_CUDA0]) -> LogicalNotCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: LogicalNotCPUKernel[_CPU0, _CPU1]) -> LogicalNotCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LogicalNotCUDAKernel[_CUDA0, _CUDA1]) -> LogicalNotCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: LogicalNotXPKernel[_XP]) -> LogicalNotXPKernel[_XP]: ...
 
 
     logical_not: _LogicalNotKernels
 
 
-    class MatmulCPUKernel(Protocol[_CPU0, _CPU1]):
+    class MatmulCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
         """The type of ``matmul``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, other: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, other: _CPU1, *, out: ConstOut[_CPU2]) -> None: ...
 
 
-    class MatmulCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class MatmulCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
         """The type of ``matmul``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, other: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, other: _CUDA1, *, out: ConstOut[_CUDA2]) -> None: ...
 
 
     class MatmulXPKernel(Protocol[_XP]):
@@ -1107,24 +1123,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: MatmulCPUKernel[_CPU0, _CPU1]) -> MatmulCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: MatmulCUDAKernel[_CUDA0, _CUDA1]) -> MatmulCUDAKernel[_CUDA0, _CUDA1]: ...
+        def cpu(self, fn: MatmulCPUKernel[_CPU0, _CPU1, _CPU2]) -> MatmulCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: MatmulCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> MatmulCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
         def xp(self, fn: MatmulXPKernel[_XP]) -> MatmulXPKernel[_XP]: ...
 
 
     matmul: _MatmulKernels
 
 
-    class MmCPUKernel(Protocol[_CPU0, _CPU1]):
+    class MmCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
         """The type of ``mm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, mat2: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, mat2: _CPU1, *, out: ConstOut[_CPU2]) -> None: ...
 
 
-    class MmCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class MmCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
         """The type of ``mm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, mat2: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, mat2: _CUDA1, *, out: ConstOut[_CUDA2]) -> None: ...
 
 
     class MmXPKernel(Protocol[_XP]):
@@ -1138,24 +1154,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: MmCPUKernel[_CPU0, _CPU1]) -> MmCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: MmCUDAKernel[_CUDA0, _CUDA1]) -> MmCUDAKernel[_CUDA0, _CUDA1]: ...
+        def cpu(self, fn: MmCPUKernel[_CPU0, _CPU1, _CPU2]) -> MmCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: MmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> MmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
         def xp(self, fn: MmXPKernel[_XP]) -> MmXPKernel[_XP]: ...
 
 
     mm: _MmKernels
 
 
-    class BmmCPUKernel(Protocol[_CPU0, _CPU1]):
+    class BmmCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
         """The type of ``bmm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, mat2: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, mat2: _CPU1, *, out: ConstOut[_CPU2]) -> None: ...
 
 
-    class BmmCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class BmmCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
         """The type of ``bmm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, mat2: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, mat2: _CUDA1, *, out: ConstOut[_CUDA2]) -> None: ...
 
 
     class BmmXPKernel(Protocol[_XP]):
@@ -1169,24 +1185,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: BmmCPUKernel[_CPU0, _CPU1]) -> BmmCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: BmmCUDAKernel[_CUDA0, _CUDA1]) -> BmmCUDAKernel[_CUDA0, _CUDA1]: ...
+        def cpu(self, fn: BmmCPUKernel[_CPU0, _CPU1, _CPU2]) -> BmmCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: BmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> BmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
         def xp(self, fn: BmmXPKernel[_XP]) -> BmmXPKernel[_XP]: ...
 
 
     bmm: _BmmKernels
 
 
-    class DotCPUKernel(Protocol[_CPU0, _CPU1]):
+    class DotCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
         """The type of ``dot``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, other: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, other: _CPU1, *, out: ConstOut[_CPU2]) -> None: ...
 
 
-    class DotCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class DotCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
         """The type of ``dot``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, other: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, other: _CUDA1, *, out: ConstOut[_CUDA2]) -> None: ...
 
 
     class DotXPKernel(Protocol[_XP]):
@@ -1200,24 +1216,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: DotCPUKernel[_CPU0, _CPU1]) -> DotCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: DotCUDAKernel[_CUDA0, _CUDA1]) -> DotCUDAKernel[_CUDA0, _CUDA1]: ...
+        def cpu(self, fn: DotCPUKernel[_CPU0, _CPU1, _CPU2]) -> DotCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: DotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> DotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
         def xp(self, fn: DotXPKernel[_XP]) -> DotXPKernel[_XP]: ...
 
 
     dot: _DotKernels
 
 
-    class OuterCPUKernel(Protocol[_CPU0, _CPU1]):
+    class OuterCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
         """The type of ``outer``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, vec2: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, vec2: _CPU1, *, out: ConstOut[_CPU2]) -> None: ...
 
 
-    class OuterCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class OuterCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
         """The type of ``outer``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, vec2: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, vec2: _CUDA1, *, out: ConstOut[_CUDA2]) -> None: ...
 
 
     class OuterXPKernel(Protocol[_XP]):
@@ -1231,24 +1247,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: OuterCPUKernel[_CPU0, _CPU1]) -> OuterCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: OuterCUDAKernel[_CUDA0, _CUDA1]) -> OuterCUDAKernel[_CUDA0, _CUDA1]: ...
+        def cpu(self, fn: OuterCPUKernel[_CPU0, _CPU1, _CPU2]) -> OuterCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: OuterCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> OuterCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
         def xp(self, fn: OuterXPKernel[_XP]) -> OuterXPKernel[_XP]: ...
 
 
     outer: _OuterKernels
 
 
-    class AddmmCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+    class AddmmCPUKernel(Protocol[_CPU0, _CPU1, _CPU2, _CPU3]):
         """The type of ``addmm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, mat1: _CPU1, mat2: _CPU2, *, beta: Scalar, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, mat1: _CPU1, mat2: _CPU2, *, beta: Scalar, alpha: Scalar, out: ConstOut[_CPU3]) -> None: ...
 
 
-    class AddmmCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+    class AddmmCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2, _CUDA3]):
         """The type of ``addmm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, mat1: _CUDA1, mat2: _CUDA2, *, beta: Scalar, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, mat1: _CUDA1, mat2: _CUDA2, *, beta: Scalar, alpha: Scalar, out: ConstOut[_CUDA3]) -> None: ...
 
 
     class AddmmXPKernel(Protocol[_XP]):
@@ -1262,30 +1278,30 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: AddmmCPUKernel[_CPU0, _CPU1, _CPU2]) -> AddmmCPUKernel[_CPU0, _CPU1, _CPU2]: ...
-        def cuda(self, fn: AddmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> AddmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def cpu(self, fn: AddmmCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]) -> AddmmCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]: ...
+        def cuda(self, fn: AddmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]) -> AddmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]: ...
         def xp(self, fn: AddmmXPKernel[_XP]) -> AddmmXPKernel[_XP]: ...
 
 
     addmm: _AddmmKernels
 
 
-    class SumCPUKernel(Protocol[_CPU0]):
+    class SumCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``sum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class SumCUDAKernel(Protocol[_CUDA0]):
+    class SumCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``sum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class SumXPKernel(Protocol[_XP]):
         """The type of ``sum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _SumKernels(KernelRegistrar):
@@ -1293,30 +1309,30 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: SumCPUKernel[_CPU0]) -> SumCPUKernel[_CPU0]: ...
-        def cuda(self, fn: SumCUDAKernel[_CUDA0]) -> SumCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: SumCPUKernel[_CPU0, _CPU1]) -> SumCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SumCUDAKernel[_CUDA0, _CUDA1]) -> SumCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: SumXPKernel[_XP]) -> SumXPKernel[_XP]: ...
 
 
     sum: _SumKernels
 
 
-    class ProdCPUKernel(Protocol[_CPU0]):
+    class ProdCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``prod``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class ProdCUDAKernel(Protocol[_CUDA0]):
+    class ProdCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``prod``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class ProdXPKernel(Protocol[_XP]):
         """The type of ``prod``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _ProdKernels(KernelRegistrar):
@@ -1324,30 +1340,30 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: ProdCPUKernel[_CPU0]) -> ProdCPUKernel[_CPU0]: ...
-        def cuda(self, fn: ProdCUDAKernel[_CUDA0]) -> ProdCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: ProdCPUKernel[_CPU0, _CPU1]) -> ProdCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ProdCUDAKernel[_CUDA0, _CUDA1]) -> ProdCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: ProdXPKernel[_XP]) -> ProdXPKernel[_XP]: ...
 
 
     prod: _ProdKernels
 
 
-    class AmaxCPUKernel(Protocol[_CPU0]):
+    class AmaxCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``amax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class AmaxCUDAKernel(Protocol[_CUDA0]):
+    class AmaxCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``amax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class AmaxXPKernel(Protocol[_XP]):
         """The type of ``amax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _AmaxKernels(KernelRegistrar):
@@ -1355,30 +1371,30 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: AmaxCPUKernel[_CPU0]) -> AmaxCPUKernel[_CPU0]: ...
-        def cuda(self, fn: AmaxCUDAKernel[_CUDA0]) -> AmaxCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: AmaxCPUKernel[_CPU0, _CPU1]) -> AmaxCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AmaxCUDAKernel[_CUDA0, _CUDA1]) -> AmaxCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: AmaxXPKernel[_XP]) -> AmaxXPKernel[_XP]: ...
 
 
     amax: _AmaxKernels
 
 
-    class AminCPUKernel(Protocol[_CPU0]):
+    class AminCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``amin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class AminCUDAKernel(Protocol[_CUDA0]):
+    class AminCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``amin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class AminXPKernel(Protocol[_XP]):
         """The type of ``amin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _AminKernels(KernelRegistrar):
@@ -1386,24 +1402,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: AminCPUKernel[_CPU0]) -> AminCPUKernel[_CPU0]: ...
-        def cuda(self, fn: AminCUDAKernel[_CUDA0]) -> AminCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: AminCPUKernel[_CPU0, _CPU1]) -> AminCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AminCUDAKernel[_CUDA0, _CUDA1]) -> AminCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: AminXPKernel[_XP]) -> AminXPKernel[_XP]: ...
 
 
     amin: _AminKernels
 
 
-    class ArgmaxCPUKernel(Protocol[_CPU0]):
+    class ArgmaxCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``argmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class ArgmaxCUDAKernel(Protocol[_CUDA0]):
+    class ArgmaxCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``argmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class ArgmaxXPKernel(Protocol[_XP]):
@@ -1417,24 +1433,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: ArgmaxCPUKernel[_CPU0]) -> ArgmaxCPUKernel[_CPU0]: ...
-        def cuda(self, fn: ArgmaxCUDAKernel[_CUDA0]) -> ArgmaxCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: ArgmaxCPUKernel[_CPU0, _CPU1]) -> ArgmaxCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ArgmaxCUDAKernel[_CUDA0, _CUDA1]) -> ArgmaxCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: ArgmaxXPKernel[_XP]) -> ArgmaxXPKernel[_XP]: ...
 
 
     argmax: _ArgmaxKernels
 
 
-    class ArgminCPUKernel(Protocol[_CPU0]):
+    class ArgminCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``argmin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class ArgminCUDAKernel(Protocol[_CUDA0]):
+    class ArgminCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``argmin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class ArgminXPKernel(Protocol[_XP]):
@@ -1448,30 +1464,30 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: ArgminCPUKernel[_CPU0]) -> ArgminCPUKernel[_CPU0]: ...
-        def cuda(self, fn: ArgminCUDAKernel[_CUDA0]) -> ArgminCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: ArgminCPUKernel[_CPU0, _CPU1]) -> ArgminCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ArgminCUDAKernel[_CUDA0, _CUDA1]) -> ArgminCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: ArgminXPKernel[_XP]) -> ArgminXPKernel[_XP]: ...
 
 
     argmin: _ArgminKernels
 
 
-    class AllCPUKernel(Protocol[_CPU0]):
+    class AllCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``all``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class AllCUDAKernel(Protocol[_CUDA0]):
+    class AllCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``all``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class AllXPKernel(Protocol[_XP]):
         """The type of ``all``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _AllKernels(KernelRegistrar):
@@ -1479,30 +1495,30 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: AllCPUKernel[_CPU0]) -> AllCPUKernel[_CPU0]: ...
-        def cuda(self, fn: AllCUDAKernel[_CUDA0]) -> AllCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: AllCPUKernel[_CPU0, _CPU1]) -> AllCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AllCUDAKernel[_CUDA0, _CUDA1]) -> AllCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: AllXPKernel[_XP]) -> AllXPKernel[_XP]: ...
 
 
     all: _AllKernels
 
 
-    class AnyCPUKernel(Protocol[_CPU0]):
+    class AnyCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``any``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class AnyCUDAKernel(Protocol[_CUDA0]):
+    class AnyCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``any``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class AnyXPKernel(Protocol[_XP]):
         """The type of ``any``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _AnyKernels(KernelRegistrar):
@@ -1510,30 +1526,30 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: AnyCPUKernel[_CPU0]) -> AnyCPUKernel[_CPU0]: ...
-        def cuda(self, fn: AnyCUDAKernel[_CUDA0]) -> AnyCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: AnyCPUKernel[_CPU0, _CPU1]) -> AnyCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AnyCUDAKernel[_CUDA0, _CUDA1]) -> AnyCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: AnyXPKernel[_XP]) -> AnyXPKernel[_XP]: ...
 
 
     any: _AnyKernels
 
 
-    class MeanCPUKernel(Protocol[_CPU0]):
+    class MeanCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``mean``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class MeanCUDAKernel(Protocol[_CUDA0]):
+    class MeanCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``mean``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class MeanXPKernel(Protocol[_XP]):
         """The type of ``mean``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, dtype: DTypeLike | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _MeanKernels(KernelRegistrar):
@@ -1541,30 +1557,30 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: MeanCPUKernel[_CPU0]) -> MeanCPUKernel[_CPU0]: ...
-        def cuda(self, fn: MeanCUDAKernel[_CUDA0]) -> MeanCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: MeanCPUKernel[_CPU0, _CPU1]) -> MeanCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: MeanCUDAKernel[_CUDA0, _CUDA1]) -> MeanCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: MeanXPKernel[_XP]) -> MeanXPKernel[_XP]: ...
 
 
     mean: _MeanKernels
 
 
-    class VarCPUKernel(Protocol[_CPU0]):
+    class VarCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``var``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class VarCUDAKernel(Protocol[_CUDA0]):
+    class VarCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``var``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class VarXPKernel(Protocol[_XP]):
         """The type of ``var``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _VarKernels(KernelRegistrar):
@@ -1572,30 +1588,30 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: VarCPUKernel[_CPU0]) -> VarCPUKernel[_CPU0]: ...
-        def cuda(self, fn: VarCUDAKernel[_CUDA0]) -> VarCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: VarCPUKernel[_CPU0, _CPU1]) -> VarCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: VarCUDAKernel[_CUDA0, _CUDA1]) -> VarCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: VarXPKernel[_XP]) -> VarXPKernel[_XP]: ...
 
 
     var: _VarKernels
 
 
-    class StdCPUKernel(Protocol[_CPU0]):
+    class StdCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``std``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class StdCUDAKernel(Protocol[_CUDA0]):
+    class StdCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``std``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class StdXPKernel(Protocol[_XP]):
         """The type of ``std``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _StdKernels(KernelRegistrar):
@@ -1603,30 +1619,30 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: StdCPUKernel[_CPU0]) -> StdCPUKernel[_CPU0]: ...
-        def cuda(self, fn: StdCUDAKernel[_CUDA0]) -> StdCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: StdCPUKernel[_CPU0, _CPU1]) -> StdCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: StdCUDAKernel[_CUDA0, _CUDA1]) -> StdCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: StdXPKernel[_XP]) -> StdXPKernel[_XP]: ...
 
 
     std: _StdKernels
 
 
-    class LogsumexpCPUKernel(Protocol[_CPU0]):
+    class LogsumexpCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``logsumexp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class LogsumexpCUDAKernel(Protocol[_CUDA0]):
+    class LogsumexpCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``logsumexp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class LogsumexpXPKernel(Protocol[_XP]):
         """The type of ``logsumexp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _LogsumexpKernels(KernelRegistrar):
@@ -1634,24 +1650,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: LogsumexpCPUKernel[_CPU0]) -> LogsumexpCPUKernel[_CPU0]: ...
-        def cuda(self, fn: LogsumexpCUDAKernel[_CUDA0]) -> LogsumexpCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: LogsumexpCPUKernel[_CPU0, _CPU1]) -> LogsumexpCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LogsumexpCUDAKernel[_CUDA0, _CUDA1]) -> LogsumexpCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: LogsumexpXPKernel[_XP]) -> LogsumexpXPKernel[_XP]: ...
 
 
     logsumexp: _LogsumexpKernels
 
 
-    class SoftmaxCPUKernel(Protocol[_CPU0]):
+    class SoftmaxCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class SoftmaxCUDAKernel(Protocol[_CUDA0]):
+    class SoftmaxCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class SoftmaxXPKernel(Protocol[_XP]):
@@ -1665,24 +1681,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: SoftmaxCPUKernel[_CPU0]) -> SoftmaxCPUKernel[_CPU0]: ...
-        def cuda(self, fn: SoftmaxCUDAKernel[_CUDA0]) -> SoftmaxCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: SoftmaxCPUKernel[_CPU0, _CPU1]) -> SoftmaxCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SoftmaxCUDAKernel[_CUDA0, _CUDA1]) -> SoftmaxCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: SoftmaxXPKernel[_XP]) -> SoftmaxXPKernel[_XP]: ...
 
 
     softmax: _SoftmaxKernels
 
 
-    class LogSoftmaxCPUKernel(Protocol[_CPU0]):
+    class LogSoftmaxCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``log_softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class LogSoftmaxCUDAKernel(Protocol[_CUDA0]):
+    class LogSoftmaxCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``log_softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class LogSoftmaxXPKernel(Protocol[_XP]):
@@ -1696,24 +1712,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: LogSoftmaxCPUKernel[_CPU0]) -> LogSoftmaxCPUKernel[_CPU0]: ...
-        def cuda(self, fn: LogSoftmaxCUDAKernel[_CUDA0]) -> LogSoftmaxCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: LogSoftmaxCPUKernel[_CPU0, _CPU1]) -> LogSoftmaxCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LogSoftmaxCUDAKernel[_CUDA0, _CUDA1]) -> LogSoftmaxCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: LogSoftmaxXPKernel[_XP]) -> LogSoftmaxXPKernel[_XP]: ...
 
 
     log_softmax: _LogSoftmaxKernels
 
 
-    class ReluCPUKernel(Protocol[_CPU0]):
+    class ReluCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``relu``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class ReluCUDAKernel(Protocol[_CUDA0]):
+    class ReluCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``relu``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class ReluXPKernel(Protocol[_XP]):
@@ -1727,24 +1743,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: ReluCPUKernel[_CPU0]) -> ReluCPUKernel[_CPU0]: ...
-        def cuda(self, fn: ReluCUDAKernel[_CUDA0]) -> ReluCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: ReluCPUKernel[_CPU0, _CPU1]) -> ReluCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ReluCUDAKernel[_CUDA0, _CUDA1]) -> ReluCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: ReluXPKernel[_XP]) -> ReluXPKernel[_XP]: ...
 
 
     relu: _ReluKernels
 
 
-    class OneHotCPUKernel(Protocol[_CPU0]):
+    class OneHotCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``one_hot``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, num_classes: int, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, num_classes: int, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class OneHotCUDAKernel(Protocol[_CUDA0]):
+    class OneHotCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``one_hot``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, num_classes: int, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, num_classes: int, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class OneHotXPKernel(Protocol[_XP]):
@@ -1758,24 +1774,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: OneHotCPUKernel[_CPU0]) -> OneHotCPUKernel[_CPU0]: ...
-        def cuda(self, fn: OneHotCUDAKernel[_CUDA0]) -> OneHotCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: OneHotCPUKernel[_CPU0, _CPU1]) -> OneHotCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: OneHotCUDAKernel[_CUDA0, _CUDA1]) -> OneHotCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: OneHotXPKernel[_XP]) -> OneHotXPKernel[_XP]: ...
 
 
     one_hot: _OneHotKernels
 
 
-    class CrossEntropyCPUKernel(Protocol[_CPU0, _CPU1]):
+    class CrossEntropyCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
         """The type of ``cross_entropy``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, input: _CPU0, target: _CPU1, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, input: _CPU0, target: _CPU1, *, out: ConstOut[_CPU2]) -> None: ...
 
 
-    class CrossEntropyCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class CrossEntropyCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
         """The type of ``cross_entropy``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, input: _CUDA0, target: _CUDA1, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, input: _CUDA0, target: _CUDA1, *, out: ConstOut[_CUDA2]) -> None: ...
 
 
     class CrossEntropyXPKernel(Protocol[_XP]):
@@ -1789,24 +1805,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: CrossEntropyCPUKernel[_CPU0, _CPU1]) -> CrossEntropyCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: CrossEntropyCUDAKernel[_CUDA0, _CUDA1]) -> CrossEntropyCUDAKernel[_CUDA0, _CUDA1]: ...
+        def cpu(self, fn: CrossEntropyCPUKernel[_CPU0, _CPU1, _CPU2]) -> CrossEntropyCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: CrossEntropyCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> CrossEntropyCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
         def xp(self, fn: CrossEntropyXPKernel[_XP]) -> CrossEntropyXPKernel[_XP]: ...
 
 
     cross_entropy: _CrossEntropyKernels
 
 
-    class UpsampleNearest1dCPUKernel(Protocol[_CPU0]):
+    class UpsampleNearest1dCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``upsample_nearest1d``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class UpsampleNearest1dCUDAKernel(Protocol[_CUDA0]):
+    class UpsampleNearest1dCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``upsample_nearest1d``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class UpsampleNearest1dXPKernel(Protocol[_XP]):
@@ -1820,24 +1836,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: UpsampleNearest1dCPUKernel[_CPU0]) -> UpsampleNearest1dCPUKernel[_CPU0]: ...
-        def cuda(self, fn: UpsampleNearest1dCUDAKernel[_CUDA0]) -> UpsampleNearest1dCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: UpsampleNearest1dCPUKernel[_CPU0, _CPU1]) -> UpsampleNearest1dCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: UpsampleNearest1dCUDAKernel[_CUDA0, _CUDA1]) -> UpsampleNearest1dCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: UpsampleNearest1dXPKernel[_XP]) -> UpsampleNearest1dXPKernel[_XP]: ...
 
 
     upsample_nearest1d: _UpsampleNearest1dKernels
 
 
-    class CloneCPUKernel(Protocol[_CPU0]):
+    class CloneCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``clone``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class CloneCUDAKernel(Protocol[_CUDA0]):
+    class CloneCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``clone``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class CloneXPKernel(Protocol[_XP]):
@@ -1851,24 +1867,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: CloneCPUKernel[_CPU0]) -> CloneCPUKernel[_CPU0]: ...
-        def cuda(self, fn: CloneCUDAKernel[_CUDA0]) -> CloneCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: CloneCPUKernel[_CPU0, _CPU1]) -> CloneCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CloneCUDAKernel[_CUDA0, _CUDA1]) -> CloneCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: CloneXPKernel[_XP]) -> CloneXPKernel[_XP]: ...
 
 
     clone: _CloneKernels
 
 
-    class FlipCPUKernel(Protocol[_CPU0]):
+    class FlipCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``flip``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[_CPU1]) -> None: ...
 
 
-    class FlipCUDAKernel(Protocol[_CUDA0]):
+    class FlipCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``flip``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, dims: int | Sequence[int], *, plan: tuple[int, ...], out: ConstOut[_CUDA1]) -> None: ...
 
 
     class FlipXPKernel(Protocol[_XP]):
@@ -1882,24 +1898,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: FlipCPUKernel[_CPU0]) -> FlipCPUKernel[_CPU0]: ...
-        def cuda(self, fn: FlipCUDAKernel[_CUDA0]) -> FlipCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: FlipCPUKernel[_CPU0, _CPU1]) -> FlipCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FlipCUDAKernel[_CUDA0, _CUDA1]) -> FlipCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: FlipXPKernel[_XP]) -> FlipXPKernel[_XP]: ...
 
 
     flip: _FlipKernels
 
 
-    class CatCPUKernel(Protocol[_CPU0]):
+    class CatCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``cat``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, tensors: Sequence[_CPU0], dim: int, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, tensors: Sequence[_CPU0], dim: int, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class CatCUDAKernel(Protocol[_CUDA0]):
+    class CatCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``cat``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, tensors: Sequence[_CUDA0], dim: int, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, tensors: Sequence[_CUDA0], dim: int, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class CatXPKernel(Protocol[_XP]):
@@ -1913,24 +1929,24 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: CatCPUKernel[_CPU0]) -> CatCPUKernel[_CPU0]: ...
-        def cuda(self, fn: CatCUDAKernel[_CUDA0]) -> CatCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: CatCPUKernel[_CPU0, _CPU1]) -> CatCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CatCUDAKernel[_CUDA0, _CUDA1]) -> CatCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: CatXPKernel[_XP]) -> CatXPKernel[_XP]: ...
 
 
     cat: _CatKernels
 
 
-    class StackCPUKernel(Protocol[_CPU0]):
+    class StackCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``stack``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, tensors: Sequence[_CPU0], dim: int, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, tensors: Sequence[_CPU0], dim: int, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class StackCUDAKernel(Protocol[_CUDA0]):
+    class StackCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``stack``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, tensors: Sequence[_CUDA0], dim: int, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, tensors: Sequence[_CUDA0], dim: int, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class StackXPKernel(Protocol[_XP]):
@@ -1944,8 +1960,8 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: StackCPUKernel[_CPU0]) -> StackCPUKernel[_CPU0]: ...
-        def cuda(self, fn: StackCUDAKernel[_CUDA0]) -> StackCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: StackCPUKernel[_CPU0, _CPU1]) -> StackCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: StackCUDAKernel[_CUDA0, _CUDA1]) -> StackCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: StackXPKernel[_XP]) -> StackXPKernel[_XP]: ...
 
 

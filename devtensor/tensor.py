@@ -12,7 +12,20 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, Protocol, TypeAlias, TypeVar, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Generic,
+    Literal,
+    NamedTuple,
+    Protocol,
+    Self,
+    TypeAlias,
+    TypeVar,
+    overload,
+    runtime_checkable,
+)
 
 import numpy as np
 
@@ -34,6 +47,7 @@ from devtensor.errors import (
 
 if TYPE_CHECKING:
     from devtensor.backends import Backend
+    from devtensor.typed.refined import CPUTensor, CUDATensor, MetaTensor
 
 __all__ = [
     "PlannedSpec",
@@ -144,8 +158,14 @@ class Tensor(TensorOpMethods):
         """The number of dimensions (same as ``ndim``)."""
         return self._array.ndim  # type: ignore[no-any-return]
 
+    @overload
+    def size(self, dim: None = None) -> tuple[int, ...]: ...
+    @overload
+    def size(self, dim: int) -> int: ...
     def size(self, dim: int | None = None) -> tuple[int, ...] | int:
         """The shape, or the length of dimension ``dim`` (negative counts from the end).
+
+        Typed by overloads: ``size()`` is a ``tuple[int, ...]``, ``size(d)`` an ``int``.
 
         Raises:
             IndexError: ``dim`` is out of range (a 0-d tensor has no dimension to ask for).
@@ -193,6 +213,22 @@ class Tensor(TensorOpMethods):
             return arr.copy()
         return arr
 
+    # Typed by overloads: a dtype alone (or no device) keeps the device and so the refined class (Self); the
+    # device names "cpu", "cuda" and "meta" give that device's refined class; any other device a Tensor.
+    @overload
+    def to(self, device: Literal["cpu"], dtype: Any = None, *, copy: bool = False) -> CPUTensor: ...
+    @overload
+    def to(self, device: Literal["cuda"], dtype: Any = None, *, copy: bool = False) -> CUDATensor: ...
+    @overload
+    def to(self, device: Literal["meta"], dtype: Any = None, *, copy: bool = False) -> MetaTensor: ...
+    @overload
+    def to(self, dtype: DType | type[np.generic], /, *, copy: bool = False) -> Self: ...
+    @overload
+    def to(self, device: None = None, dtype: Any = None, *, copy: bool = False) -> Self: ...
+    @overload
+    def to(
+        self, device: DeviceLike | DType | type[np.generic] | None = None, dtype: Any = None, *, copy: bool = False
+    ) -> Tensor: ...
     def to(
         self,
         device: DeviceLike | DType | type[np.generic] | None = None,
@@ -227,7 +263,7 @@ class Tensor(TensorOpMethods):
         array = dst.from_other(self._backend, self._array, target, target_dtype)
         return dst.wrap(array, target)
 
-    def cpu(self) -> Tensor:
+    def cpu(self) -> CPUTensor:
         """This tensor on the CPU (``self`` if already there)."""
         return self.to("cpu")
 
@@ -235,8 +271,12 @@ class Tensor(TensorOpMethods):
         """This tensor on ``cuda:device`` (the current CUDA device when None)."""
         return self.to(Device("cuda", device))
 
-    def item(self) -> Scalar:
-        """The single element as a Python number.
+    def item(self) -> bool | int | float:
+        """The single element as a Python number: a ``bool``, ``int``, ``float`` or ``complex`` by the dtype's kind.
+
+        Typed ``bool | int | float``, as PyTorch types ``Tensor.item``: the static type cannot know the dtype, and
+        including ``complex`` would reject correct real-valued code (``math.sqrt(t.item())``). A complex tensor's
+        item is a ``complex`` at run time; code that handles complex tensors converts with ``complex(t.item())``.
 
         Raises:
             ValueError: the tensor does not have exactly one element.
@@ -399,10 +439,10 @@ class Tensor(TensorOpMethods):
         return bool(self.item())
 
     def __float__(self) -> float:
-        return float(self.item())  # type: ignore[arg-type]
+        return float(self.item())
 
     def __int__(self) -> int:
-        return int(self.item())  # type: ignore[arg-type]
+        return int(self.item())
 
     def __complex__(self) -> complex:
         return complex(self.item())
@@ -410,7 +450,7 @@ class Tensor(TensorOpMethods):
     def __index__(self) -> int:
         if self.numel() != 1 or self.dtype.kind not in "iub":
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())  # type: ignore[arg-type]
+        return int(self.item())
 
     # Tensors compare elementwise (``==`` is the ``eq`` op), so hashing is by identity, as in PyTorch.
     __hash__ = object.__hash__
@@ -448,7 +488,10 @@ class TensorMeta(Protocol):
     def strides(self) -> tuple[int, ...]: ...
     def numel(self) -> int: ...
     def dim(self) -> int: ...
-    def size(self, dim: int | None = None) -> tuple[int, ...] | int: ...
+    @overload
+    def size(self, dim: None = None) -> tuple[int, ...]: ...
+    @overload
+    def size(self, dim: int) -> int: ...
 
 
 #: A tensor argument of a meta function that may also be a Python number.

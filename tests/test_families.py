@@ -188,4 +188,4 @@ def test_reduction_specs_are_cached_without_confusing_bools_and_ints() -> None:
         dt.var(t, 1, correction=True)
     with pytest.raises(TypeError, match="amax: argument 'keepdim'"):
         dt.amax(t, 1, keepdim=1)  # type: ignore[arg-type]
-    assert dt.sum(t, [1, 0]).shape == ()  # type: ignore[arg-type]  # a list: not hashable, not cached, fine
+    assert dt.sum(t, [1, 0]).shape == ()  # a list: not hashable, not cached, fine

@@ -258,7 +258,7 @@ def test_impl_of_several_keys_without_xp_and_bad_keys() -> None:
 def test_codegen_types_plan_and_xp_kernels() -> None:
     op, _ = define_scaled_sum()
     text = kernels_module([op], "test")
-    assert "plan: tuple[int, float], out: ConstOut[CPUTensor]" in text
+    assert "plan: tuple[int, float], out: ConstOut[_CPU1]" in text  # out: its own TypeVar, bound by CPUTensor
     assert "plan: tuple[int, float], out: ConstOut[_XP]" in text
     assert f"def xp(self, fn: {camel(op.name)}XPKernel[_XP])" in text
     compile(text, "<kernel signatures>", "exec")

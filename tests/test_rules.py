@@ -404,7 +404,7 @@ def test_rejected_scalar_arguments_change_nothing() -> None:
     with pytest.raises(ScalarOverflowError):
         a.add_(1000)
     with pytest.raises(ValueError, match=words("div", "rounding_mode")):
-        dt.div(a, 2, rounding_mode="round", out=out)
+        dt.div(a, 2, rounding_mode="round", out=out)  # type: ignore[arg-type]
     assert_unchanged(snap)
 
 
@@ -947,7 +947,7 @@ def test_errors_name_the_op(call: Callable[[], object], op: str) -> None:
         lambda: dt.ones(4).chunk(0),
         lambda: dt.ones(4).split([-1, 5]),
         lambda: dt.clamp(dt.ones(2)),
-        lambda: dt.div(dt.ones(2), 2, rounding_mode="round"),
+        lambda: dt.div(dt.ones(2), 2, rounding_mode="round"),  # type: ignore[arg-type]
         lambda: dt.tensor([2]) ** -1,
         lambda: dt.var(dt.ones(2), correction=math.nan),
     ],

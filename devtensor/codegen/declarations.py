@@ -131,7 +131,9 @@ def ops_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> str:
         "from __future__ import annotations",
         "",
         "from collections.abc import Sequence",
-        "from typing import TYPE_CHECKING, TypeVar",
+        "from typing import TYPE_CHECKING, Literal, TypeVar"
+        if _uses_literal(decls)
+        else "from typing import TYPE_CHECKING, TypeVar",
         "",
         "from devtensor.dtypes import DTypeLike, Scalar",
         "from devtensor.structured import variant as _variant",
@@ -153,6 +155,11 @@ def ops_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _uses_literal(decls: list[str]) -> bool:
+    """Whether the declarations name ``Literal`` (a string-enum parameter): then the module imports it."""
+    return any("Literal[" in d for d in decls)
 
 
 def methods_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> str:
@@ -190,7 +197,9 @@ def methods_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> 
         "",
         "if TYPE_CHECKING:",
         "    from collections.abc import Sequence",
-        "    from typing import Self, overload",
+        "    from typing import Literal, Self, overload"
+        if _uses_literal(decls)
+        else "    from typing import Self, overload",
         "",
         "    from devtensor.dtypes import DTypeLike, Scalar",
         "    from devtensor.tensor import Tensor, TensorOrScalar",

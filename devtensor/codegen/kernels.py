@@ -16,14 +16,21 @@ def camel(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
 
 
+def _count(typevars: list[str], family: str) -> int:
+    """How many of ``typevars`` are of the family ``_<family><i>`` (``_CPU0``: a tensor; ``_CPUS0``: a
+    tensor-or-number or an optional tensor, bounded with the numbers and None as well)."""
+    return sum(1 for t in typevars if t[len(family) + 1 :].isdigit() and t.startswith(f"_{family}"))
+
+
 def _kernel_params(op: StructuredOp, device: str) -> tuple[list[str], list[str]]:
     """(parameter texts of the impl type for ``device``, the TypeVars they use).
 
-    A required Tensor (or tensor list) parameter gets its own TypeVar bounded by the refined type, so mypy infers
-    the impl's own annotation and rejects anything that is not that refined type (a plain Tensor included).
-    A Tensor that may also be a Python number or None gets the fixed union, so an impl must accept all of it.
+    Every Tensor, tensor-list or tensor-or-number parameter, and ``out``, gets its own TypeVar bounded by the
+    refined type (``TypeVar | Scalar`` for a tensor-or-number one, ``| None`` for an optional one), so mypy
+    infers the impl's own annotation and rejects anything that is not that refined type (a plain Tensor, or a
+    ``ConstOut[Tensor]``, included); the impl must still accept the numbers and None of the schema.
     """
-    cls = KEYS[device][0]
+    key = KEYS[device][1]
     texts: list[str] = []
     typevars: list[str] = []
     star = False
@@ -32,20 +39,17 @@ def _kernel_params(op: StructuredOp, device: str) -> tuple[list[str], list[str]]
             texts.append("*")
             star = True
         none = " | None" if p.optional else ""
-        if p.category == "Tensor" and not p.optional:
-            tv = f"_{KEYS[device][1]}{len(typevars)}"
+        if p.category in ("Tensor", "TensorList"):
+            # An optional one is of the family bounded with None too: mypy infers the impl's whole union.
+            family = key + "S" if p.optional else key
+            tv = f"_{family}{_count(typevars, family)}"
             typevars.append(tv)
-            annotation = tv
-        elif p.category == "TensorList" and not p.optional:
-            tv = f"_{KEYS[device][1]}{len(typevars)}"
-            typevars.append(tv)
-            annotation = f"Sequence[{tv}]"
-        elif p.category == "Tensor":
-            annotation = f"{cls}{none}"
-        elif p.category == "TensorList":
-            annotation = f"Sequence[{cls}]{none}"
+            annotation = (tv if p.category == "Tensor" else f"Sequence[{tv}]") + none
         elif p.category == "TensorOrScalar":
-            annotation = f"{cls} | Scalar{none}"
+            # Its own TypeVar family, bounded with the number types and None: mypy infers the impl's whole union.
+            tv = f"_{key}S{_count(typevars, key + 'S')}"
+            typevars.append(tv)
+            annotation = f"{tv} | Scalar{none}"
         else:
             annotation = p.annotation
         texts.append(f"{p.name}: {annotation}")
@@ -53,9 +57,11 @@ def _kernel_params(op: StructuredOp, device: str) -> tuple[list[str], list[str]]
         texts.append("*")
     if op.schema.plan is not None:
         texts.append(f"plan: {op.schema.plan}")
-    texts.append(f"out: ConstOut[{cls}]")
-    if len(typevars) > _MAX_TYPEVARS:
-        raise TypeError(f"codegen: {op.name} has more than {_MAX_TYPEVARS} tensor parameters")
+    tv = f"_{key}{_count(typevars, key)}"
+    typevars.append(tv)
+    texts.append(f"out: ConstOut[{tv}]")
+    if _count(typevars, key) > _MAX_TYPEVARS or _count(typevars, key + "S") > _MAX_TYPEVARS:
+        raise TypeError(f"codegen: {op.name} has more than {_MAX_TYPEVARS - 1} tensor parameters of one kind")
     return texts, typevars
 
 
@@ -179,12 +185,18 @@ def kernels_module(ops: Sequence[StructuredOp], title: str) -> str:
     # (with a plain class bound it would settle on the bound, and accept a generic Tensor parameter).
     typevar_lines = [
         "@final",
-        "class _NoTensor:",
-        '    """Never instantiated: widens the TypeVar bounds below into unions."""',
+        "class _NoTensor(Tensor):",
+        '    """Never instantiated: widens the TypeVar bounds below into unions (of Tensors: ConstOut takes them)."""',
         "",
         "",
         *(
             f'_{KEYS[d][1]}{i} = TypeVar("_{KEYS[d][1]}{i}", bound={KEYS[d][0]} | _NoTensor, contravariant=True)'
+            for d in KEYS
+            for i in range(_MAX_TYPEVARS)
+        ),
+        *(
+            f'_{KEYS[d][1]}S{i} = TypeVar("_{KEYS[d][1]}S{i}", bound={KEYS[d][0]} | _NoTensor | Scalar'
+            " | None, contravariant=True)"
             for d in KEYS
             for i in range(_MAX_TYPEVARS)
         ),

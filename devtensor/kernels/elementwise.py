@@ -10,6 +10,7 @@ rules (see :mod:`devtensor.structured`). The Python operators are bound in :mod:
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Literal
 
 import numpy as np
 
@@ -84,7 +85,9 @@ _floor_div_meta = binary_ufunc_meta("div", np.floor_divide)
 
 
 @structured_op(out_may_be_input=True)
-def div(self: TensorMetaOrScalar, other: TensorMetaOrScalar, *, rounding_mode: str | None = None) -> TensorSpec:
+def div(
+    self: TensorMetaOrScalar, other: TensorMetaOrScalar, *, rounding_mode: Literal["trunc", "floor"] | None = None
+) -> TensorSpec:
     """``self / other``, elementwise (``torch.div``). ``rounding_mode``: None is true division
     (``np.true_divide``: integers give float64), ``'trunc'`` rounds toward zero, ``'floor'`` rounds down
     (``np.floor_divide``); with a rounding mode integers stay integers. Integer division by zero gives 0 with
@@ -100,7 +103,14 @@ def div(self: TensorMetaOrScalar, other: TensorMetaOrScalar, *, rounding_mode: s
 
 
 @_ks.div.xp
-def _div(xp: ModuleType, self: D | Scalar, other: D | Scalar, *, rounding_mode: str | None, out: ConstOut[D]) -> None:
+def _div(
+    xp: ModuleType,
+    self: D | Scalar,
+    other: D | Scalar,
+    *,
+    rounding_mode: Literal["trunc", "floor"] | None,
+    out: ConstOut[D],
+) -> None:
     a, b, o = arr(self), arr(other), out.array
     if rounding_mode is None:
         xp.true_divide(a, b, out=o)

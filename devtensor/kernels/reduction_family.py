@@ -390,7 +390,7 @@ def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
 
         def meta(
             self: TensorMeta,
-            dim: int | tuple[int, ...] | None = None,
+            dim: int | tuple[int, ...] | list[int] | None = None,
             keepdim: bool = False,
             *,
             dtype: DTypeLike | None = None,
@@ -401,7 +401,7 @@ def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
 
         def meta(  # type: ignore[misc]
             self: TensorMeta,
-            dim: int | tuple[int, ...] | None = None,
+            dim: int | tuple[int, ...] | list[int] | None = None,
             keepdim: bool = False,
             *,
             correction: int | float = 1,
@@ -416,7 +416,7 @@ def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
     else:
 
         def meta(  # type: ignore[misc]
-            self: TensorMeta, dim: int | tuple[int, ...] | None = None, keepdim: bool = False
+            self: TensorMeta, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False
         ) -> PlannedSpec[ReductionPlan]:
             return _planned(r, cache, self, dim, keepdim, None)
 

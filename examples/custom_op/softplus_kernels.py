@@ -20,8 +20,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     @final
-    class _NoTensor:
-        """Never instantiated: widens the TypeVar bounds below into unions."""
+    class _NoTensor(Tensor):
+        """Never instantiated: widens the TypeVar bounds below into unions (of Tensors: ConstOut takes them)."""
 
 
     _CPU0 = TypeVar("_CPU0", bound=CPUTensor | _NoTensor, contravariant=True)
@@ -40,20 +40,36 @@ if TYPE_CHECKING:
     _CUDA5 = TypeVar("_CUDA5", bound=CUDATensor | _NoTensor, contravariant=True)
     _CUDA6 = TypeVar("_CUDA6", bound=CUDATensor | _NoTensor, contravariant=True)
     _CUDA7 = TypeVar("_CUDA7", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CPUS0 = TypeVar("_CPUS0", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS1 = TypeVar("_CPUS1", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS2 = TypeVar("_CPUS2", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS3 = TypeVar("_CPUS3", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS4 = TypeVar("_CPUS4", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS5 = TypeVar("_CPUS5", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS6 = TypeVar("_CPUS6", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CPUS7 = TypeVar("_CPUS7", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS0 = TypeVar("_CUDAS0", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS1 = TypeVar("_CUDAS1", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS2 = TypeVar("_CUDAS2", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS3 = TypeVar("_CUDAS3", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS4 = TypeVar("_CUDAS4", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS5 = TypeVar("_CUDAS5", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS6 = TypeVar("_CUDAS6", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
+    _CUDAS7 = TypeVar("_CUDAS7", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
     # The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.
     _XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
 
 
-    class SoftplusCPUKernel(Protocol[_CPU0]):
+    class SoftplusCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``softplus``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None: ...
+        def __call__(_k, self: _CPU0, beta: float, threshold: float, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class SoftplusCUDAKernel(Protocol[_CUDA0]):
+    class SoftplusCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``softplus``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, beta: float, threshold: float, *, out: ConstOut[CUDATensor]) -> None: ...
+        def __call__(_k, self: _CUDA0, beta: float, threshold: float, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class SoftplusXPKernel(Protocol[_XP]):
@@ -67,8 +83,8 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: SoftplusCPUKernel[_CPU0]) -> SoftplusCPUKernel[_CPU0]: ...
-        def cuda(self, fn: SoftplusCUDAKernel[_CUDA0]) -> SoftplusCUDAKernel[_CUDA0]: ...
+        def cpu(self, fn: SoftplusCPUKernel[_CPU0, _CPU1]) -> SoftplusCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SoftplusCUDAKernel[_CUDA0, _CUDA1]) -> SoftplusCUDAKernel[_CUDA0, _CUDA1]: ...
         def xp(self, fn: SoftplusXPKernel[_XP]) -> SoftplusXPKernel[_XP]: ...
 
 

@@ -38,7 +38,7 @@ def wrong_scalar(
 def no_out(self: CPUTensor, mat2: CPUTensor) -> None: ...
 
 
-@ks.mm.cpu  # E: arg-type
+@ks.mm.cpu  # E: type-var
 def cuda_out(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
@@ -62,3 +62,53 @@ def meta_reads_data() -> None:
         print(self[0])  # E: index
         print(other.array)  # E: attr-defined
         return (self.shape, self.dtype)
+
+
+# A plain Tensor where the schema takes a tensor-or-number, or an optional tensor(-or-number), is not the key's
+# refined type: each such parameter has its own TypeVar, as tensor parameters do.
+@ks.add.cpu  # E: type-var
+def add_plain_tensor(
+    self: Tensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]
+) -> None: ...
+
+
+@ks.sub.cuda  # E: type-var
+def sub_plain_other(
+    self: CUDATensor | Scalar, other: Tensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]
+) -> None: ...
+
+
+@ks.mul.cpu  # E: type-var
+def mul_plain(self: Tensor | Scalar, other: Tensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+
+@ks.clamp.cpu  # E: type-var
+def clamp_plain_bound(
+    self: CPUTensor, min: Tensor | Scalar | None, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]
+) -> None: ...
+
+
+@ks.where.cpu  # E: type-var
+def where_plain(
+    condition: CPUTensor, self: Tensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]
+) -> None: ...
+
+
+@ks.add.cpu  # E: type-var
+def add_plain_out(
+    self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[Tensor]
+) -> None: ...
+
+
+@ks.mm.cuda  # E: type-var
+def mm_plain_out(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[Tensor]) -> None: ...
+
+
+@ks.add.cpu  # E: arg-type
+def add_no_scalar(self: CPUTensor, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
+
+
+@ks.clamp.cpu  # E: arg-type
+def clamp_no_none(
+    self: CPUTensor, min: CPUTensor | Scalar, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]
+) -> None: ...

@@ -3,10 +3,18 @@ decorators (the built-in kernels use the same mechanism)."""
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import TypeVar
+
 import numpy as np
 
 from devtensor import kernel_signatures as ks
+from devtensor import library
+from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import Scalar
+from devtensor.kernels.linalg import mm
+from devtensor.structured import TensorSpec, structured_op
+from devtensor.tensor import Tensor
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
 
@@ -27,3 +35,57 @@ def exp_cuda(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None:
 @ks.mm.cpu
 def mm_cpu(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
     np.matmul(self.array, mat2.array, out=out.array)
+
+
+@ks.clamp.cpu
+def clamp_cpu(
+    self: CPUTensor, min: CPUTensor | Scalar | None, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]
+) -> None:
+    low = min.array if isinstance(min, CPUTensor) else min
+    high = max.array if isinstance(max, CPUTensor) else max
+    np.clip(self.array, low, high, out=out.array)
+
+
+@ks.where.cuda
+def where_cuda(
+    condition: CUDATensor, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]
+) -> None: ...
+
+
+@ks.sub.cpu
+def sub_cpu_any_number(
+    self: CPUTensor | bool | int | float | complex,
+    other: CPUTensor | Scalar,
+    *,
+    alpha: Scalar,
+    out: ConstOut[CPUTensor],
+) -> None: ...
+
+
+# Registration forms the plugin checks (devtensor.mypy_plugin), written correctly.
+D = TypeVar("D", CPUTensor, CUDATensor)
+
+
+@mm.impl("cpu", "cuda")
+def mm_both(xp: ModuleType, self: D, mat2: D, *, out: ConstOut[D]) -> None:
+    xp.matmul(self.array, mat2.array, out=out.array)
+
+
+@mm.impl(DispatchKey.CPU)
+def mm_impl_cpu(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
+
+
+library.override("mm", "cpu", mm_impl_cpu)
+
+
+def mm_cuda(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+library.register_kernel(mm, "cuda", mm_cuda)
+
+
+@structured_op()
+def metadata_only(self: Tensor, other: Tensor) -> TensorSpec:
+    if self.ndim != other.dim() or self.size(0) != len(other) or self.numel() != other.numel():
+        raise ValueError("metadata_only: shapes differ")
+    return self.shape, self.dtype
