@@ -127,7 +127,23 @@ class DevtensorPlugin(Plugin):
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         if fullname.startswith("devtensor.library.") and fullname.rsplit(".", 1)[1] in ("override", "register_kernel"):
             return self._library_registration
+        if fullname in ("devtensor.library.custom_ops.get_op", "devtensor.structured.registry.get_op"):
+            return self._get_op
         return None
+
+    def _get_op(self, ctx: FunctionContext) -> Type:
+        """``get_op("name")`` of a structured op (one with typed kernel signatures) is a StructuredOp, not the
+        declared ``StructuredOp | ViewOp``: its ``impl`` is then checked like any op's."""
+        args = ctx.args[0] if ctx.args else []
+        checker = ctx.api
+        if len(args) == 1 and isinstance(args[0], StrExpr) and isinstance(checker, TypeChecker):
+            node = self.lookup_fully_qualified(_STRUCTURED_OP)
+            if isinstance(node.node if node is not None else None, TypeInfo) and self._registrar(
+                checker, args[0].value
+            ):
+                assert node is not None and isinstance(node.node, TypeInfo)
+                return Instance(node.node, [])
+        return ctx.default_return_type
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
         if fullname.startswith(_TENSOR_CLASSES) and fullname.rsplit(".", 1)[1] in ("_array", "_storage"):

@@ -577,7 +577,7 @@ def test_get_op_finds_view_ops() -> None:
 def test_override_of_a_view_op_takes_effect_and_its_handle_undoes_it() -> None:
     base = dt.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     seen: list[Any] = []
-    kernel = library.get_op("transpose").kernels[DispatchKey.CPU]
+    kernel = library.get_op("transpose").table.kernels[DispatchKey.CPU]
 
     def logged(xp: ModuleType, array: Any, plan: Any) -> Any:
         seen.append((xp.__name__, plan))
@@ -600,7 +600,7 @@ def test_override_of_a_view_op_takes_effect_and_its_handle_undoes_it() -> None:
 def test_view_op_overrides_stack_and_register_kernel_restores() -> None:
     base = dt.ones((2, 3))
     op = library.get_op("transpose")
-    kernel = op.kernels[DispatchKey.CPU]
+    kernel = op.table.kernels[DispatchKey.CPU]
 
     def tagged(tag: str) -> Callable[..., Any]:
         def fn(xp: ModuleType, array: Any, plan: Any) -> Any:
@@ -617,9 +617,9 @@ def test_view_op_overrides_stack_and_register_kernel_restores() -> None:
     dt.transpose(base, 0, 1)
     second.remove()
     with library.register_kernel("transpose", "cpu", tagged("kernel")) as handle:
-        assert handle.kind == "kernel" and op.kernels[DispatchKey.CPU] is handle.fn
+        assert handle.kind == "kernel" and op.table.kernels[DispatchKey.CPU] is handle.fn
         dt.transpose(base, 0, 1)
-    assert op.kernels[DispatchKey.CPU] is kernel
+    assert op.table.kernels[DispatchKey.CPU] is kernel
     dt.transpose(base, 0, 1)
     assert order == ["second", "second", "kernel"]
 

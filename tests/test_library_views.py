@@ -50,7 +50,7 @@ def test_expanded_views_are_noted_as_not_written() -> None:
 
 
 def _with_kernel(make: Callable[[Any], Callable[..., Any]]) -> library.CheckReport:
-    kernel = library.get_op("transpose").kernels[DispatchKey.CPU]
+    kernel = library.get_op("transpose").table.kernels[DispatchKey.CPU]
     with library.override("transpose", "cpu", make(kernel)):
         return library.check("transpose", [((X, 0, 1), {})], keys=["cpu"])
 

@@ -40,7 +40,7 @@ OpLike = StructuredOp | ViewOp | Callable[..., Any] | str
 MetaFunction = Callable[..., TensorSpec | PlannedSpec[Any]]
 
 
-def get_op(op: OpLike) -> Any:
+def get_op(op: OpLike) -> StructuredOp | ViewOp:
     """The op for ``op``: a :class:`StructuredOp` or :class:`~devtensor.views.ViewOp` as it is, one of the generated
     variants of an op (``devtensor.add``, ``devtensor.add_``, ``devtensor.cpu.add``, ``devtensor.transpose``), or
     an op name (structured or view op: :func:`devtensor.structured.get_op`). Either kind has a ``table`` (kernels
@@ -53,7 +53,8 @@ def get_op(op: OpLike) -> Any:
     if isinstance(op, (StructuredOp, ViewOp)):
         return op
     if isinstance(op, str):
-        return structured.get_op(op)
+        found_op: StructuredOp | ViewOp = structured.get_op(op)
+        return found_op
     found = getattr(op, "op", None)
     if isinstance(found, (StructuredOp, ViewOp)):
         return found
