@@ -199,9 +199,8 @@ if TYPE_CHECKING:
 else:
 
     def __getattr__(name: str) -> Any:
-        fn = binding_attr('cpu', name)
-        globals()[name] = fn
-        return fn
+        # binding_attr caches the binding in this module itself, under the registry lock
+        return binding_attr('cpu', name)
 
 
 del DTypeLike, Literal, Sequence, Tensor, TensorOrScalar  # names the copied annotations may use

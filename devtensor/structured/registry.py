@@ -107,22 +107,8 @@ def binding_attr(device: str, name: str) -> Callable[..., Tensor]:
             if getattr(fn, "op", None) is not ops_by_name.get(op_name):
                 continue  # replaced after bound_variant returned
             if module is not None:
-                _serve_module_attributes(module, device)
                 module.__dict__[name] = fn
         return fn
-
-
-def _serve_module_attributes(module: types.ModuleType, device: str) -> None:
-    """Make :func:`binding_attr` the ``__getattr__`` of the binding module ``module`` (call under the lock).
-
-    The generated ``__getattr__`` stores the binding in the module after :func:`binding_attr` returned, outside
-    the registry lock, where a replacement finishing in between would leave the old op's binding behind;
-    :func:`binding_attr` stores it itself under the lock, so the module's lookups come here directly from the
-    first one on.
-    """
-    getattr_fn = module.__dict__.get("__getattr__")
-    if getattr(getattr_fn, "func", None) is not binding_attr:
-        module.__dict__["__getattr__"] = functools.partial(binding_attr, device)
 
 
 class KernelRegistrar:
