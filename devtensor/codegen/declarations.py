@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from devtensor.codegen.kernels import KEYS
+from devtensor.codegen.kernels import KEYS, tensor_annotation
 from devtensor.structured import OpSchema, Param, StructuredOp
 from devtensor.views import ViewOp
 
@@ -226,17 +226,7 @@ def _binding_params(op: StructuredOp, device: str, *, inplace: bool) -> str:
         if p.kw_only and not star:
             parts.append("*")
             star = True
-        none = " | None" if p.optional else ""
-        if inplace and i == 0:
-            annotation = cls
-        elif p.category == "Tensor":
-            annotation = f"{cls}{none}"
-        elif p.category == "TensorList":
-            annotation = f"Sequence[{cls}]{none}"
-        elif p.category == "TensorOrScalar":
-            annotation = f"{cls} | Scalar{none}"
-        else:
-            annotation = p.annotation
+        annotation = cls if inplace and i == 0 else tensor_annotation(p, cls)
         text = f"{p.name}: {annotation}"
         if p.has_default:
             text += f" = {default_text(op.name, p)}"

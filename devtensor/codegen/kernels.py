@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from devtensor.structured import StructuredOp, plan_imports
+from devtensor.structured import Param, StructuredOp, plan_imports
 
 #: Dispatch keys with typed kernels and bindings: device type -> (refined tensor class, key name).
 KEYS: dict[str, tuple[str, str]] = {"cpu": ("CPUTensor", "CPU"), "cuda": ("CUDATensor", "CUDA")}
@@ -65,6 +65,20 @@ def _kernel_params(op: StructuredOp, device: str) -> tuple[list[str], list[str]]
     return texts, typevars
 
 
+def tensor_annotation(param: Param, tensor: str) -> str:
+    """The annotation text of ``param`` with its tensors typed ``tensor`` (a class or TypeVar name): ``tensor``,
+    ``Sequence[tensor]`` or ``tensor | Scalar`` by its category, ``| None`` when optional; any other parameter
+    keeps its own annotation."""
+    none = " | None" if param.optional else ""
+    if param.category == "Tensor":
+        return f"{tensor}{none}"
+    if param.category == "TensorList":
+        return f"Sequence[{tensor}]{none}"
+    if param.category == "TensorOrScalar":
+        return f"{tensor} | Scalar{none}"
+    return param.annotation
+
+
 def _xp_kernel_params(op: StructuredOp, tensor: str = "_XP") -> list[str]:
     """Parameter texts of the type of an impl registered for CPU and CUDA at once (``@<op>.xp``): the array
     module first, then every tensor typed ``tensor``: the one TypeVar ``_XP``, constrained to (CPUTensor,
@@ -75,16 +89,7 @@ def _xp_kernel_params(op: StructuredOp, tensor: str = "_XP") -> list[str]:
         if p.kw_only and not star:
             texts.append("*")
             star = True
-        none = " | None" if p.optional else ""
-        if p.category == "Tensor":
-            annotation = f"{tensor}{none}"
-        elif p.category == "TensorList":
-            annotation = f"Sequence[{tensor}]{none}"
-        elif p.category == "TensorOrScalar":
-            annotation = f"{tensor} | Scalar{none}"
-        else:
-            annotation = p.annotation
-        texts.append(f"{p.name}: {annotation}")
+        texts.append(f"{p.name}: {tensor_annotation(p, tensor)}")
     if not star:
         texts.append("*")
     if op.schema.plan is not None:
