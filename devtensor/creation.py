@@ -55,8 +55,8 @@ def optional_dtype(op: str, dtype: Any) -> DType | None:
     return None if dtype is None else to_dtype(dtype, op=op)
 
 
-def _check_data_dtype(op: str, array: np.ndarray[Any, Any]) -> None:
-    to_dtype(array.dtype, op=op, arg="data")
+def _check_data_dtype(op: str, array: np.ndarray[Any, Any], arg: str = "data") -> None:
+    to_dtype(array.dtype, op=op, arg=arg)
 
 
 def _host_array(op: str, data: object, dtype: DType | None) -> np.ndarray[Any, Any]:
@@ -189,7 +189,7 @@ def asarray(
         if needs_copy and copy is False:
             raise ArgumentValueError("asarray: copy=False, but a device or dtype change needs a copy")
         if not needs_copy:
-            _check_data_dtype("asarray", obj)
+            _check_data_dtype("asarray", obj, "obj")
             backend = backend_for(target)
             # A plain view (no subclass semantics), never the caller's object itself: see from_numpy.
             plain = obj.view(np.ndarray)
@@ -232,7 +232,7 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
         )
     if not isinstance(array, np.ndarray):
         raise ArgumentTypeError(f"from_numpy: argument 'array' must be a numpy.ndarray, got {type(array).__name__}")
-    _check_data_dtype("from_numpy", array)
+    _check_data_dtype("from_numpy", array, "array")
     cpu = as_device("cpu")
     # A plain view: the tensor's own array object (see above), and no subclass semantics (np.matrix, a masked
     # array… keep their own indexing and reductions).
@@ -260,7 +260,7 @@ def from_dlpack(obj: Any) -> Tensor:
             array = np.from_dlpack(obj)
         except (RuntimeError, TypeError) as e:  # NumPy: "Unsupported dtype in DLTensor." (bfloat16, …)
             raise ArgumentTypeError(f"from_dlpack: cannot import a {type(obj).__name__}: {e}") from None
-        _check_data_dtype("from_dlpack", array)
+        _check_data_dtype("from_dlpack", array, "obj")
         cpu = as_device("cpu")
         # A view, so that the tensor's array object is its own even if the import handed back a shared one.
         result = backend_for(cpu).wrap(array.view(np.ndarray), cpu)

@@ -245,7 +245,7 @@ def _parse(spec: object, index: object) -> tuple[str, int | None]:
         parsed = int(raw_index)
     elif index is not None:
         index_int = _as_int(index)
-        if index_int is None and not isinstance(index, bool):
+        if index_int is None:  # (bools included: True is not a device index)
             raise ArgumentTypeError(
                 f"Device: device index must be a non-negative int, got {type(index).__name__} {index!r}"
             )

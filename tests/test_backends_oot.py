@@ -250,3 +250,12 @@ def test_check_covers_view_ops_on_the_new_backend() -> None:
     report = library.check("transpose", [((x, 0, 1), {})], keys=["cpu", "oottest"])
     assert report.ok, str(report)
     assert {key for _, key, _ in report.runs} == {"cpu", "oottest"}
+
+
+def test_register_backend_argument_types() -> None:
+    with pytest.raises(TypeError, match="identifier"):
+        library.register_backend(3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="tensor_class"):
+        library.register_backend("oottypes", tensor_class=int)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not Tensor itself"):
+        library.register_backend("oottypes", tensor_class=Tensor)

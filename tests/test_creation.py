@@ -339,7 +339,7 @@ def test_device_resolution_and_registration_errors() -> None:
         ("cpu:0", None, ValueError, ("'cpu'", "no index")),
         ("meta", 0, ValueError, ("'meta'", "no index")),
         ("cuda", -1, ValueError, ("non-negative int",)),
-        ("cuda", True, ValueError, ("non-negative int",)),
+        ("cuda", True, TypeError, ("non-negative int", "bool")),
         (-1, None, ValueError, ("non-negative int",)),
         (True, None, ValueError, ("bool",)),
         (0, 1, ValueError, ("index",)),

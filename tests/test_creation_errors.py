@@ -281,3 +281,17 @@ def test_an_op_result_that_does_not_fit_in_memory_is_out_of_memory_error(variant
         dt.add(huge, 1, out=out) if variant == "out" else dt.add(huge, 1)
     assert isinstance(info.value, MemoryError)
     assert out.shape == (3,) and out.version == 0  # nothing changed
+
+
+@pytest.mark.parametrize(
+    ("make", "arg"),
+    [
+        (lambda a: dt.from_numpy(a), "'array'"),
+        (lambda a: dt.asarray(a), "'obj'"),
+        (lambda a: dt.tensor(a), "'data'"),
+    ],
+    ids=["from_numpy", "asarray", "tensor"],
+)
+def test_an_unsupported_array_dtype_names_the_argument(make: Callable[[Any], Any], arg: str) -> None:
+    with pytest.raises(ArgumentTypeError, match=arg):
+        make(np.arange(3, dtype=">f8"))

@@ -287,8 +287,10 @@ def _make_tensor_class(name: str) -> type[Tensor]:
 
 def _check_tensor_class(cls: object) -> None:
     """ValueError unless ``cls`` can be a new backend's tensor class (see :func:`register_backend`)."""
-    if not (isinstance(cls, type) and issubclass(cls, Tensor)) or cls is Tensor:
-        raise ArgumentValueError(f"register_backend: tensor_class must be a subclass of Tensor, got {cls!r}")
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise ArgumentTypeError(f"register_backend: tensor_class must be a subclass of Tensor, got {cls!r}")
+    if cls is Tensor:
+        raise ArgumentValueError("register_backend: tensor_class must be a new subclass of Tensor, not Tensor itself")
     if cls.__bases__ != (Tensor,):
         # A subclass of CPUTensor (say) would make mypy take this device's tensors for CPU tensors.
         raise ArgumentValueError(

@@ -201,7 +201,8 @@ def check_identifier(op: str, arg: str, name: object) -> str:
         or keyword.iskeyword(name)
         or name.startswith("__")
     ):
-        raise ArgumentValueError(f"{op}: argument '{arg}' must be a plain ASCII identifier, got {name!r}")
+        error = ArgumentValueError if isinstance(name, str) else ArgumentTypeError
+        raise error(f"{op}: argument '{arg}' must be a plain ASCII identifier, got {name!r}")
     return name
 
 
