@@ -136,9 +136,9 @@ def tensor(data: object, *, dtype: Any = None, device: DeviceLike | None = None)
     """
     dt = optional_dtype("tensor", dtype)
     if isinstance(data, Tensor):
-        target = as_device(device, data.device)
+        target = as_device(device, data.device, op="tensor")
         return _from_other("tensor", backend_for(target), data._backend, data._array, target, dt or data.dtype)
-    target = as_device(device)
+    target = as_device(device, op="tensor")
     return on_device("tensor", target, _host_array("tensor", data, dt), copy=True)
 
 
@@ -164,7 +164,7 @@ def asarray(
     """
     dt = optional_dtype("asarray", dtype)
     if isinstance(obj, Tensor):
-        target = as_device(device, obj.device)
+        target = as_device(device, obj.device, op="asarray")
         if target is obj.device and (dt is None or dt == obj.dtype) and not copy:
             return obj
         if copy is False:
@@ -174,7 +174,7 @@ def asarray(
     cuda_type = _cupy_ndarray_type()
     if cuda_type is not None and isinstance(obj, cuda_type):
         here = Device("cuda", int(obj.device.id))  # type: ignore[attr-defined]
-        target = as_device(device, here)
+        target = as_device(device, here, op="asarray")
         if target is here and (dt is None or dt == obj.dtype) and not copy:  # type: ignore[attr-defined]
             to_dtype(obj.dtype, op="asarray", arg="obj")  # type: ignore[attr-defined]
             # A view: the tensor holds its own array object, so reassigning the caller's array's shape or dtype
@@ -184,7 +184,7 @@ def asarray(
             raise ArgumentValueError("asarray: copy=False, but a device or dtype change needs a copy")
         return _from_other("asarray", backend_for(target), backend_for(here), obj, target, dt or obj.dtype)  # type: ignore[attr-defined]
     if isinstance(obj, np.ndarray):
-        target = as_device(device)
+        target = as_device(device, op="asarray")
         needs_copy = target.type != "cpu" or (dt is not None and dt != obj.dtype)
         if needs_copy and copy is False:
             raise ArgumentValueError("asarray: copy=False, but a device or dtype change needs a copy")
@@ -202,7 +202,7 @@ def asarray(
         return on_device("asarray", target, _host_array("asarray", obj, dt), copy=True)
     if copy is False:
         raise ArgumentValueError(f"asarray: copy=False, but a {type(obj).__name__} must be copied into a tensor")
-    target = as_device(device)
+    target = as_device(device, op="asarray")
     return on_device("asarray", target, _host_array("asarray", obj, dt), copy=True)
 
 
@@ -340,7 +340,7 @@ def empty(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Te
         "empty",
         shape,
         optional_dtype("empty", dtype) or _DEFAULT_FLOAT,
-        as_device(device),
+        as_device(device, op="empty"),
         None,
     )
 
@@ -352,7 +352,7 @@ def zeros(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Te
         "zeros",
         shape,
         optional_dtype("zeros", dtype) or _DEFAULT_FLOAT,
-        as_device(device),
+        as_device(device, op="zeros"),
         0,
     )
 
@@ -364,7 +364,7 @@ def ones(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Ten
         "ones",
         shape,
         optional_dtype("ones", dtype) or _DEFAULT_FLOAT,
-        as_device(device),
+        as_device(device, op="ones"),
         1,
     )
 
@@ -404,7 +404,7 @@ def full(
     shape = shape_tuple("full", "size", (size,) if _is_int(size) else size)  # type: ignore[arg-type]  # any input
     dt = optional_dtype("full", dtype) or _fill_dtype("full", fill_value)
     _check_fill("full", fill_value, dt)
-    return _filled("full", shape, dt, as_device(device), fill_value)
+    return _filled("full", shape, dt, as_device(device, op="full"), fill_value)
 
 
 def _is_int(value: object) -> bool:
@@ -426,7 +426,7 @@ def _check_fill(op: str, value: object, dtype: DType) -> None:
 def _like(op: str, t: object, dtype: Any, device: DeviceLike | None) -> tuple[tuple[int, ...], DType, Device]:
     if not isinstance(t, Tensor):
         raise ArgumentTypeError(f"{op}: argument 'input' must be a Tensor, got {type(t).__name__}")
-    return t.shape, optional_dtype(op, dtype) or t.dtype, as_device(device, t.device)
+    return t.shape, optional_dtype(op, dtype) or t.dtype, as_device(device, t.device, op=op)
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:

@@ -260,14 +260,24 @@ def _parse(spec: object, index: object) -> tuple[str, int | None]:
 DeviceLike: TypeAlias = "Device | str | int"
 
 
-def as_device(spec: DeviceLike | None, default: Device | None = None) -> Device:
+def as_device(spec: DeviceLike | None, default: Device | None = None, *, op: str | None = None) -> Device:
     """Parse ``spec`` into a concrete Device (``cuda`` resolves to the current CUDA device).
 
-    Returns ``default`` (resolved) when ``spec`` is None; ``cpu`` when both are None. Raises as ``Device``.
+    Returns ``default`` (resolved) when ``spec`` is None; ``cpu`` when both are None.
+
+    Raises:
+        ArgumentTypeError, ArgumentValueError: as ``Device``; with ``op``, the message names the op and its
+            argument ``device`` (``zeros: argument 'device': unknown device type 'gpu' ...``).
     """
     if spec is None:
         return (default or CPU).resolved()
-    return Device(spec).resolved()
+    if op is None:
+        return Device(spec).resolved()
+    try:
+        return Device(spec).resolved()
+    except (ArgumentTypeError, ArgumentValueError) as error:
+        detail = str(error).removeprefix("Device: ")
+        raise type(error)(f"{op}: argument 'device': {detail}") from None
 
 
 CPU: Device = Device("cpu")

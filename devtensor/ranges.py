@@ -76,7 +76,7 @@ def arange(
             if type(value) is float and not math.isfinite(value):
                 raise ArgumentValueError(f"arange: arguments must be finite, got start={start}, end={end}, step={step}")
     dt = optional_dtype("arange", dtype) or (_INT64 if all_int else _DEFAULT_FLOAT)
-    dev = as_device(device)
+    dev = as_device(device, op="arange")
     if all_int:
         length = max(0, int(-((start - end) // step)))  # exact ceil for ints of any size
     else:
@@ -170,7 +170,7 @@ def linspace(
     if n < 0:
         raise ArgumentValueError(f"linspace: argument 'steps' must be non-negative, got {n}")
     dt = optional_dtype("linspace", dtype) or _DEFAULT_FLOAT
-    dev = as_device(device)
+    dev = as_device(device, op="linspace")
     if n > _ALWAYS_ADDRESSABLE:
         check_allocation_size("linspace", (n,), dt)
     if dt.kind in "iub" and n > 0:

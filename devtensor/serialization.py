@@ -225,7 +225,7 @@ def load(f: FileLike, device: DeviceLike | None = None) -> Any:
     """
     import json
 
-    target = None if device is None else as_device(device)  # a bad device fails before the file is read
+    target = None if device is None else as_device(device, op="load")  # a bad device fails before the file is read
     name = _file_name(f)
     if isinstance(f, (str, bytes, os.PathLike)):
         with open(f, "rb") as fh:

@@ -31,7 +31,7 @@ def test_device_specs_of_the_wrong_type_are_type_errors_on_every_creation_functi
         lambda: dt.zeros_like(dt.zeros(2), device=spec),
     ]
     for make in makers:
-        with pytest.raises(ArgumentTypeError, match=r"Device: expected a device string, int or Device"):
+        with pytest.raises(ArgumentTypeError, match=r"argument .device.: expected a device string, int or Device"):
             make()
 
 
