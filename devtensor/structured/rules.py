@@ -212,14 +212,23 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], o
                     f"{op}: argument 'out' of shape {list(out._shape)} is also an input and would need a resize "
                     f"to {list(shape)}; an out that is also an input is never resized"
                 )
-        if out._storage.viewed:
-            # A view, or a tensor with views: resizing would give out new memory that the others do not see
-            # (PyTorch resizes the shared storage in place instead). Refused; nothing has changed yet.
+        check_writable(op, "out", out)  # (read-only memory is the first reason: it is never written at all)
+        storage = out._storage
+        if not storage.owned:
+            # The caller's memory (from_numpy, asarray, from_dlpack): new memory for out would silently leave
+            # the caller's array behind (PyTorch: such storage is not resizable). Nothing has changed yet.
             raise ShapeError(
-                f"{op}: argument 'out' of shape {list(out._shape)} shares its memory with views and cannot be "
-                f"resized to {list(shape)}; pass an out of that shape"
+                f"{op}: argument 'out' of shape {list(out._shape)} wraps memory devtensor does not own (from "
+                f"from_numpy, asarray or from_dlpack) and cannot be resized to {list(shape)}; pass an out of that "
+                "shape"
             )
-        check_writable(op, "out", out)
+        if storage.views is not None and storage.others_alive(out):
+            # A view, or a tensor with live views: resizing would give out new memory that the others do not
+            # see (PyTorch resizes the shared storage in place instead). Refused; nothing has changed yet.
+            raise ShapeError(
+                f"{op}: argument 'out' of shape {list(out._shape)} shares its memory with live views and cannot "
+                f"be resized to {list(shape)}; pass an out of that shape"
+            )
         guard = backend.guard(out._device)
         try:
             if guard is None:
