@@ -12,7 +12,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_exact_shape', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -24,6 +24,7 @@ _check_pair = COMMON.get('_check_pair')
 _check_writable = COMMON.get('_check_writable')
 _checked_planned_spec = COMMON.get('_checked_planned_spec')
 _checked_spec = COMMON.get('_checked_spec')
+_exact_shape = COMMON.get('_exact_shape')
 _InplaceOut = COMMON.get('_InplaceOut')
 _is_sequence = VIEW_COMMON.get('_is_sequence')
 _list_device = COMMON.get('_list_device')

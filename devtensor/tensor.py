@@ -348,7 +348,7 @@ class Tensor(TensorOpMethods):
             CastingError (TypeError): a complex Python number written into a real tensor.
             ScalarOverflowError (OverflowError): a Python int out of range, or an infinite float into an
                 integer tensor.
-            ValueError: a NaN written into an integer tensor.
+            ValueError: a NaN written into an integer tensor; ArgumentValueError for a zero slice step.
             IndexError: an index out of range.
             NoDataError: a bool tensor index on a meta tensor (the indexed shape depends on data).
         Nothing is written, and the version counter does not change, when it raises.
@@ -377,6 +377,8 @@ class Tensor(TensorOpMethods):
                 target = self._array[key]
         except IndexError as e:
             raise IndexOutOfRangeError(f"__setitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
+        except ValueError as e:  # e.g. a zero slice step (as __getitem__)
+            raise ArgumentValueError(f"__setitem__: {e} (index {index!r})") from None
         vshape: tuple[int, ...] = source.shape if isinstance(value, Tensor) else ()
         tshape: tuple[int, ...] = getattr(target, "shape", ())
         # NumPy and PyTorch drop leading length-1 dimensions of the value before broadcasting it.

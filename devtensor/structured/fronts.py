@@ -48,6 +48,7 @@ COMMON: Final[dict[str, Any]] = {
     "_PlannedSpec": PlannedSpec,
     "_SPEC_SHAPES": rules.SPEC_SHAPES,
     "_SPEC_DTYPES": rules.SPEC_DTYPES,
+    "_exact_shape": rules.exact_shape,
     "_list_device": rules.list_device,
     "_prepare_out": rules.prepare_out,
     "_prepare_inplace": rules.prepare_inplace,
@@ -235,20 +236,24 @@ def _spec_check_lines(op: StructuredOp) -> list[str]:
     it), the dtype one set lookup; anything else goes through :func:`_checked_spec`."""
     if _builtin(op):
         return []
+    # The lookup is by equality, and (5.0,) == (5,) (as a tuple of NumPy ints, or of bools): a hit on another
+    # object than the canonical one counts only when its dims are exactly Python ints, so that a meta result is
+    # accepted or rejected the same whether the cache holds its shape or not. A list is never looked up
+    # (unhashable): the full check names it.
     if op.schema.plan is not None:
         return [
-            "    _shape = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is _PlannedSpec else None",
-            "    if _shape is None or _spec[1] not in _SPEC_DTYPES:",
+            "    _shape = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is _PlannedSpec and type(_spec[0]) is tuple"
+            " else None",
+            "    if _shape is None or _spec[1] not in _SPEC_DTYPES or (_shape is not _spec[0] and not"
+            " _exact_shape(_spec[0])):",
             "        _spec = _checked_planned_spec(_name, _spec)",
-            "    elif _shape is not _spec[0]:",
-            "        _spec = _PlannedSpec(_shape, _spec[1], _spec[2])",
         ]
     return [
-        "    _shape = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is tuple and len(_spec) == 2 else None",
-        "    if _shape is None or _spec[1] not in _SPEC_DTYPES:",
+        "    _shape = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is tuple and len(_spec) == 2 and type(_spec[0]) is"
+        " tuple else None",
+        "    if _shape is None or _spec[1] not in _SPEC_DTYPES or (_shape is not _spec[0] and not"
+        " _exact_shape(_spec[0])):",
         "        _spec = _checked_spec(_name, _spec)",
-        "    elif _shape is not _spec[0]:",
-        "        _spec = (_shape, _spec[1])",
     ]
 
 

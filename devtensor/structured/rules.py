@@ -66,16 +66,37 @@ SPEC_SHAPES: dict[tuple[int, ...], tuple[int, ...]] = {}
 SPEC_DTYPES: Final = SUPPORTED
 
 
+def exact_shape(shape: tuple[Any, ...]) -> bool:
+    """Whether every dim of ``shape`` is exactly a Python int (not a float, bool or NumPy integer equal to one):
+    the fronts' test that a cache hit of an equal shape is the same answer the full check gives."""
+    return all(type(d) is int for d in shape)
+
+
 def checked_spec(op: str, spec: object) -> TensorSpec:
-    """A custom op's meta result, validated: ``(shape, dtype)`` with a tuple of non-negative Python ints and a
-    supported dtype (a user meta function may return anything; built-in ones are trusted)."""
+    """A custom op's meta result, validated: ``(shape, dtype)`` with a tuple of non-negative ints (Python ints or
+    integers by ``__index__``, such as NumPy's; not floats, even whole ones) and a supported dtype (a user meta
+    function may return anything; built-in ones are trusted). The same answer every time: the fronts' cache of
+    shapes seen valid only skips this for a result this function would accept (see :func:`exact_shape`).
+
+    Raises:
+        ArgumentTypeError: not a 2-tuple; a shape that is not a tuple (a list, …) or has a dim that is not an
+            int; no dtype or an unsupported one.
+        ArgumentValueError: a negative dim.
+    """
     if not isinstance(spec, tuple) or len(spec) != 2:
-        raise ArgumentTypeError(f"{op}: the meta function must return (shape, dtype), got {spec!r}")
+        raise ArgumentTypeError(f"{op}: the meta function must return (shape, dtype), got {_short(spec)}")
     raw_shape, raw_dtype = spec
+    if not isinstance(raw_shape, tuple):
+        raise ArgumentTypeError(
+            f"{op}: the meta function returned a shape that is not a tuple of ints: {type(raw_shape).__name__} "
+            f"{_short(raw_shape)}"
+        )
     try:
         shape = tuple(operator.index(d) for d in raw_shape)
     except TypeError:
-        raise ArgumentTypeError(f"{op}: the meta function returned a shape that is not ints: {raw_shape!r}") from None
+        raise ArgumentTypeError(
+            f"{op}: the meta function returned a shape that is not a tuple of ints: {_short(raw_shape)}"
+        ) from None
     if any(d < 0 for d in shape):
         raise ArgumentValueError(f"{op}: the meta function returned a negative dimension: {shape}")
     if raw_dtype is None:
