@@ -12,7 +12,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_exact_shape', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -24,7 +24,9 @@ _check_pair = COMMON.get('_check_pair')
 _check_writable = COMMON.get('_check_writable')
 _checked_planned_spec = COMMON.get('_checked_planned_spec')
 _checked_spec = COMMON.get('_checked_spec')
+_copy_back = COMMON.get('_copy_back')
 _exact_shape = COMMON.get('_exact_shape')
+_finish_out = COMMON.get('_finish_out')
 _InplaceOut = COMMON.get('_InplaceOut')
 _is_sequence = VIEW_COMMON.get('_is_sequence')
 _list_device = COMMON.get('_list_device')
@@ -48,7 +50,9 @@ _SPEC_DTYPES = COMMON.get('_SPEC_DTYPES')
 _SPEC_SHAPES = COMMON.get('_SPEC_SHAPES')
 _Storage = COMMON.get('_Storage')
 _swap_storage = COMMON.get('_swap_storage')
+_temporary = COMMON.get('_temporary')
 _Tensor = COMMON.get('_Tensor')
+_written_then_raised = COMMON.get('_written_then_raised')
 
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.
@@ -311,7 +315,7 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -324,9 +328,9 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -409,7 +413,7 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -422,9 +426,9 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -619,7 +623,7 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -632,9 +636,9 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -717,7 +721,7 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -730,9 +734,9 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -926,7 +930,7 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -939,9 +943,9 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1023,7 +1027,7 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1036,9 +1040,9 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1226,7 +1230,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1239,9 +1243,9 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1319,7 +1323,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1332,9 +1336,9 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1518,7 +1522,7 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1531,9 +1535,9 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1615,7 +1619,7 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1628,9 +1632,9 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1818,7 +1822,7 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1831,9 +1835,9 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1911,7 +1915,7 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1924,9 +1928,9 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2092,7 +2096,7 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2105,9 +2109,9 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2171,7 +2175,7 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2184,9 +2188,9 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2342,7 +2346,7 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2355,9 +2359,9 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2421,7 +2425,7 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2434,9 +2438,9 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2592,7 +2596,7 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2605,9 +2609,9 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2671,7 +2675,7 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2684,9 +2688,9 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2842,7 +2846,7 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2855,9 +2859,9 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2921,7 +2925,7 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2934,9 +2938,9 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3092,7 +3096,7 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3105,9 +3109,9 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3171,7 +3175,7 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3184,9 +3188,9 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3342,7 +3346,7 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3355,9 +3359,9 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3421,7 +3425,7 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3434,9 +3438,9 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3592,7 +3596,7 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3605,9 +3609,9 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3671,7 +3675,7 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3684,9 +3688,9 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3842,7 +3846,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3855,9 +3859,9 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3921,7 +3925,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3934,9 +3938,9 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4091,7 +4095,7 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4104,9 +4108,9 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4169,7 +4173,7 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4182,9 +4186,9 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4356,7 +4360,7 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4369,9 +4373,9 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4453,7 +4457,7 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4466,9 +4470,9 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4660,7 +4664,7 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4673,9 +4677,9 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4757,7 +4761,7 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4770,9 +4774,9 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4955,7 +4959,7 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4968,9 +4972,9 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5043,7 +5047,7 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5056,9 +5060,9 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5243,7 +5247,7 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5256,9 +5260,9 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5335,7 +5339,7 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5348,9 +5352,9 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5438,7 +5442,7 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5451,9 +5455,9 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5535,7 +5539,7 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5548,9 +5552,9 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5742,7 +5746,7 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5755,9 +5759,9 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5839,7 +5843,7 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5852,9 +5856,9 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6046,7 +6050,7 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6059,9 +6063,9 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6143,7 +6147,7 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6156,9 +6160,9 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6350,7 +6354,7 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6363,9 +6367,9 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6447,7 +6451,7 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6460,9 +6464,9 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6654,7 +6658,7 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6667,9 +6671,9 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6751,7 +6755,7 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6764,9 +6768,9 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6958,7 +6962,7 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6971,9 +6975,9 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7055,7 +7059,7 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7068,9 +7072,9 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7262,7 +7266,7 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7275,9 +7279,9 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7359,7 +7363,7 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7372,9 +7376,9 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7566,7 +7570,7 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7579,9 +7583,9 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7663,7 +7667,7 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7676,9 +7680,9 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7870,7 +7874,7 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7883,9 +7887,9 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7967,7 +7971,7 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7980,9 +7984,9 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8156,7 +8160,7 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8169,9 +8173,9 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8235,7 +8239,7 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8248,9 +8252,9 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8397,8 +8401,8 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8409,7 +8413,7 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8422,9 +8426,9 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8479,8 +8483,8 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8491,7 +8495,7 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8504,9 +8508,9 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8567,8 +8571,8 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8579,7 +8583,7 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8592,9 +8596,9 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8649,8 +8653,8 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8661,7 +8665,7 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8674,9 +8678,9 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8737,8 +8741,8 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8749,7 +8753,7 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8762,9 +8766,9 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8819,8 +8823,8 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8831,7 +8835,7 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8844,9 +8848,9 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8907,8 +8911,8 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8919,7 +8923,7 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8932,9 +8936,9 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8989,8 +8993,8 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9001,7 +9005,7 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9014,9 +9018,9 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9077,8 +9081,8 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if vec2._storage.root is _out_root and _check_pair(_name, 'out', out, vec2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9089,7 +9093,7 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9102,9 +9106,9 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9159,8 +9163,8 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if vec2._storage.root is _out_root and _check_pair(_name, 'out', out, vec2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9171,7 +9175,7 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9184,9 +9188,9 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9265,7 +9269,7 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9278,9 +9282,9 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9353,7 +9357,7 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9366,9 +9370,9 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9528,7 +9532,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9539,7 +9543,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9552,9 +9556,9 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9606,7 +9610,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9617,7 +9621,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9630,9 +9634,9 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9690,7 +9694,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9701,7 +9705,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9714,9 +9718,9 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9768,7 +9772,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9779,7 +9783,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9792,9 +9796,9 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9852,7 +9856,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9863,7 +9867,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9876,9 +9880,9 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9930,7 +9934,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9941,7 +9945,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9954,9 +9958,9 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10014,7 +10018,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10025,7 +10029,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10038,9 +10042,9 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10092,7 +10096,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10103,7 +10107,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10116,9 +10120,9 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10176,7 +10180,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10187,7 +10191,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10200,9 +10204,9 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10254,7 +10258,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10265,7 +10269,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10278,9 +10282,9 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10338,7 +10342,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10349,7 +10353,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10362,9 +10366,9 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10416,7 +10420,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10427,7 +10431,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10440,9 +10444,9 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10500,7 +10504,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10511,7 +10515,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10524,9 +10528,9 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10578,7 +10582,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10589,7 +10593,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10602,9 +10606,9 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10662,7 +10666,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10673,7 +10677,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10686,9 +10690,9 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10740,7 +10744,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10751,7 +10755,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10764,9 +10768,9 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10824,7 +10828,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10835,7 +10839,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10848,9 +10852,9 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10902,7 +10906,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10913,7 +10917,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10926,9 +10930,9 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10986,7 +10990,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10997,7 +11001,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11010,9 +11014,9 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11064,7 +11068,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11075,7 +11079,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11088,9 +11092,9 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11148,7 +11152,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11159,7 +11163,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11172,9 +11176,9 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11226,7 +11230,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11237,7 +11241,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11250,9 +11254,9 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11310,7 +11314,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11321,7 +11325,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11334,9 +11338,9 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11388,7 +11392,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11399,7 +11403,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11412,9 +11416,9 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11472,7 +11476,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11483,7 +11487,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11496,9 +11500,9 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11550,7 +11554,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11561,7 +11565,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11574,9 +11578,9 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11634,7 +11638,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11645,7 +11649,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11658,9 +11662,9 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11712,7 +11716,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11723,7 +11727,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11736,9 +11740,9 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11807,7 +11811,7 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11820,9 +11824,9 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11885,7 +11889,7 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11898,9 +11902,9 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12042,7 +12046,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12053,7 +12057,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12066,9 +12070,9 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12120,7 +12124,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12131,7 +12135,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12144,9 +12148,9 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12207,8 +12211,8 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
-            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12219,7 +12223,7 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12232,9 +12236,9 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12289,8 +12293,8 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
-            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12301,7 +12305,7 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12314,9 +12318,9 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12374,7 +12378,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12385,7 +12389,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12398,9 +12402,9 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12452,7 +12456,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12463,7 +12467,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12476,9 +12480,9 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12547,7 +12551,7 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12560,9 +12564,9 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12625,7 +12629,7 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12638,9 +12642,9 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12698,7 +12702,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12709,7 +12713,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12722,9 +12726,9 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12776,7 +12780,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12787,7 +12791,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12800,9 +12804,9 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12860,7 +12864,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12871,7 +12875,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12884,9 +12888,9 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12938,7 +12942,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12949,7 +12953,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12962,9 +12966,9 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13022,7 +13026,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13033,7 +13037,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -13046,9 +13050,9 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13100,7 +13104,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13111,7 +13115,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -13124,9 +13128,9 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13215,7 +13219,7 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -13228,9 +13232,9 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13313,7 +13317,7 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -13326,9 +13330,9 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13523,7 +13527,7 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -13536,9 +13540,9 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13621,7 +13625,7 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -13634,9 +13638,9 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13830,7 +13834,7 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -13843,9 +13847,9 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13927,7 +13931,7 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -13940,9 +13944,9 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14130,7 +14134,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -14143,9 +14147,9 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14223,7 +14227,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -14236,9 +14240,9 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14422,7 +14426,7 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -14435,9 +14439,9 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14519,7 +14523,7 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -14532,9 +14536,9 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14722,7 +14726,7 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -14735,9 +14739,9 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14815,7 +14819,7 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -14828,9 +14832,9 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14996,7 +15000,7 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -15009,9 +15013,9 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15075,7 +15079,7 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -15088,9 +15092,9 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15246,7 +15250,7 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -15259,9 +15263,9 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15325,7 +15329,7 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -15338,9 +15342,9 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15496,7 +15500,7 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -15509,9 +15513,9 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15575,7 +15579,7 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -15588,9 +15592,9 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15746,7 +15750,7 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -15759,9 +15763,9 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15825,7 +15829,7 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -15838,9 +15842,9 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15996,7 +16000,7 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -16009,9 +16013,9 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16075,7 +16079,7 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -16088,9 +16092,9 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16246,7 +16250,7 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -16259,9 +16263,9 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16325,7 +16329,7 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -16338,9 +16342,9 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16496,7 +16500,7 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -16509,9 +16513,9 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16575,7 +16579,7 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -16588,9 +16592,9 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16746,7 +16750,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -16759,9 +16763,9 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16825,7 +16829,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -16838,9 +16842,9 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16995,7 +16999,7 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -17008,9 +17012,9 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17073,7 +17077,7 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -17086,9 +17090,9 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17260,7 +17264,7 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -17273,9 +17277,9 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17357,7 +17361,7 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -17370,9 +17374,9 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17564,7 +17568,7 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -17577,9 +17581,9 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17661,7 +17665,7 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -17674,9 +17678,9 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17859,7 +17863,7 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -17872,9 +17876,9 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17947,7 +17951,7 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -17960,9 +17964,9 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18147,7 +18151,7 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -18160,9 +18164,9 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18239,7 +18243,7 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -18252,9 +18256,9 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18342,7 +18346,7 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -18355,9 +18359,9 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18439,7 +18443,7 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -18452,9 +18456,9 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18646,7 +18650,7 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -18659,9 +18663,9 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18743,7 +18747,7 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -18756,9 +18760,9 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18950,7 +18954,7 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -18963,9 +18967,9 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19047,7 +19051,7 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -19060,9 +19064,9 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19254,7 +19258,7 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -19267,9 +19271,9 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19351,7 +19355,7 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -19364,9 +19368,9 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19558,7 +19562,7 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -19571,9 +19575,9 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19655,7 +19659,7 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -19668,9 +19672,9 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19862,7 +19866,7 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -19875,9 +19879,9 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19959,7 +19963,7 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -19972,9 +19976,9 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -20166,7 +20170,7 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -20179,9 +20183,9 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -20263,7 +20267,7 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -20276,9 +20280,9 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -20470,7 +20474,7 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -20483,9 +20487,9 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -20567,7 +20571,7 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -20580,9 +20584,9 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -20774,7 +20778,7 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -20787,9 +20791,9 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -20871,7 +20875,7 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -20884,9 +20888,9 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21060,7 +21064,7 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -21073,9 +21077,9 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21139,7 +21143,7 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -21152,9 +21156,9 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21301,8 +21305,8 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21313,7 +21317,7 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -21326,9 +21330,9 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21383,8 +21387,8 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21395,7 +21399,7 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -21408,9 +21412,9 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21471,8 +21475,8 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21483,7 +21487,7 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -21496,9 +21500,9 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21553,8 +21557,8 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21565,7 +21569,7 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -21578,9 +21582,9 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21641,8 +21645,8 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21653,7 +21657,7 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -21666,9 +21670,9 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21723,8 +21727,8 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21735,7 +21739,7 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -21748,9 +21752,9 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21811,8 +21815,8 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21823,7 +21827,7 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -21836,9 +21840,9 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21893,8 +21897,8 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21905,7 +21909,7 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -21918,9 +21922,9 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21981,8 +21985,8 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if vec2._storage.root is _out_root and _check_pair(_name, 'out', out, vec2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21993,7 +21997,7 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -22006,9 +22010,9 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22063,8 +22067,8 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if vec2._storage.root is _out_root and _check_pair(_name, 'out', out, vec2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22075,7 +22079,7 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -22088,9 +22092,9 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22169,7 +22173,7 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -22182,9 +22186,9 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22257,7 +22261,7 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -22270,9 +22274,9 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22432,7 +22436,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22443,7 +22447,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -22456,9 +22460,9 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22510,7 +22514,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22521,7 +22525,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -22534,9 +22538,9 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22594,7 +22598,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22605,7 +22609,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -22618,9 +22622,9 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22672,7 +22676,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22683,7 +22687,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -22696,9 +22700,9 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22756,7 +22760,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22767,7 +22771,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -22780,9 +22784,9 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22834,7 +22838,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22845,7 +22849,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -22858,9 +22862,9 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22918,7 +22922,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22929,7 +22933,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -22942,9 +22946,9 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22996,7 +23000,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23007,7 +23011,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -23020,9 +23024,9 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23080,7 +23084,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23091,7 +23095,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -23104,9 +23108,9 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23158,7 +23162,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23169,7 +23173,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -23182,9 +23186,9 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23242,7 +23246,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23253,7 +23257,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -23266,9 +23270,9 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23320,7 +23324,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23331,7 +23335,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -23344,9 +23348,9 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23404,7 +23408,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23415,7 +23419,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -23428,9 +23432,9 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23482,7 +23486,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23493,7 +23497,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -23506,9 +23510,9 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23566,7 +23570,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23577,7 +23581,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -23590,9 +23594,9 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23644,7 +23648,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23655,7 +23659,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -23668,9 +23672,9 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23728,7 +23732,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23739,7 +23743,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -23752,9 +23756,9 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23806,7 +23810,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23817,7 +23821,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -23830,9 +23834,9 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23890,7 +23894,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23901,7 +23905,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -23914,9 +23918,9 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23968,7 +23972,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23979,7 +23983,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -23992,9 +23996,9 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24052,7 +24056,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24063,7 +24067,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -24076,9 +24080,9 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24130,7 +24134,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24141,7 +24145,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -24154,9 +24158,9 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24214,7 +24218,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24225,7 +24229,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -24238,9 +24242,9 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24292,7 +24296,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24303,7 +24307,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -24316,9 +24320,9 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24376,7 +24380,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24387,7 +24391,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -24400,9 +24404,9 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24454,7 +24458,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24465,7 +24469,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -24478,9 +24482,9 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24538,7 +24542,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24549,7 +24553,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -24562,9 +24566,9 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24616,7 +24620,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24627,7 +24631,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -24640,9 +24644,9 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24711,7 +24715,7 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -24724,9 +24728,9 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24789,7 +24793,7 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -24802,9 +24806,9 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24946,7 +24950,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24957,7 +24961,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -24970,9 +24974,9 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25024,7 +25028,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25035,7 +25039,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -25048,9 +25052,9 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25111,8 +25115,8 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
-            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25123,7 +25127,7 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -25136,9 +25140,9 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25193,8 +25197,8 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
-            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25205,7 +25209,7 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -25218,9 +25222,9 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25278,7 +25282,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25289,7 +25293,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -25302,9 +25306,9 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25356,7 +25360,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25367,7 +25371,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -25380,9 +25384,9 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25451,7 +25455,7 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -25464,9 +25468,9 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25529,7 +25533,7 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -25542,9 +25546,9 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25602,7 +25606,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25613,7 +25617,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -25626,9 +25630,9 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25680,7 +25684,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25691,7 +25695,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -25704,9 +25708,9 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25764,7 +25768,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25775,7 +25779,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -25788,9 +25792,9 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25842,7 +25846,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25853,7 +25857,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -25866,9 +25870,9 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25926,7 +25930,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25937,7 +25941,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -25950,9 +25954,9 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -26004,7 +26008,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -26015,7 +26019,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -26028,9 +26032,9 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 

@@ -14,7 +14,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_exact_shape', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -26,7 +26,9 @@ _check_pair = COMMON.get('_check_pair')
 _check_writable = COMMON.get('_check_writable')
 _checked_planned_spec = COMMON.get('_checked_planned_spec')
 _checked_spec = COMMON.get('_checked_spec')
+_copy_back = COMMON.get('_copy_back')
 _exact_shape = COMMON.get('_exact_shape')
+_finish_out = COMMON.get('_finish_out')
 _InplaceOut = COMMON.get('_InplaceOut')
 _is_sequence = VIEW_COMMON.get('_is_sequence')
 _list_device = COMMON.get('_list_device')
@@ -50,7 +52,9 @@ _SPEC_DTYPES = COMMON.get('_SPEC_DTYPES')
 _SPEC_SHAPES = COMMON.get('_SPEC_SHAPES')
 _Storage = COMMON.get('_Storage')
 _swap_storage = COMMON.get('_swap_storage')
+_temporary = COMMON.get('_temporary')
 _Tensor = COMMON.get('_Tensor')
+_written_then_raised = COMMON.get('_written_then_raised')
 
 #: Each op's schema as data, keyed by its meta function's fingerprint (devtensor.structured.schema.
 #: stored_schema): a built-in op whose meta function is unchanged skips deriving it at import.
@@ -588,7 +592,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -601,9 +605,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -686,7 +690,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -699,9 +703,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -896,7 +900,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -909,9 +913,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -994,7 +998,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1007,9 +1011,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1203,7 +1207,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1216,9 +1220,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1300,7 +1304,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1313,9 +1317,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1503,7 +1507,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1516,9 +1520,9 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1596,7 +1600,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1609,9 +1613,9 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1795,7 +1799,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1808,9 +1812,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1892,7 +1896,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -1905,9 +1909,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2095,7 +2099,7 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2108,9 +2112,9 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2188,7 +2192,7 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2201,9 +2205,9 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2369,7 +2373,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2382,9 +2386,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2448,7 +2452,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2461,9 +2465,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2619,7 +2623,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2632,9 +2636,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2698,7 +2702,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2711,9 +2715,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2869,7 +2873,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2882,9 +2886,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2948,7 +2952,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -2961,9 +2965,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3119,7 +3123,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3132,9 +3136,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3198,7 +3202,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3211,9 +3215,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3369,7 +3373,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3382,9 +3386,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3448,7 +3452,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3461,9 +3465,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3619,7 +3623,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3632,9 +3636,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3698,7 +3702,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3711,9 +3715,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3869,7 +3873,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3882,9 +3886,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3948,7 +3952,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -3961,9 +3965,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4119,7 +4123,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4132,9 +4136,9 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4198,7 +4202,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4211,9 +4215,9 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4368,7 +4372,7 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4381,9 +4385,9 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4446,7 +4450,7 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4459,9 +4463,9 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4633,7 +4637,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4646,9 +4650,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4730,7 +4734,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4743,9 +4747,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4937,7 +4941,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -4950,9 +4954,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5034,7 +5038,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5047,9 +5051,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5232,7 +5236,7 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5245,9 +5249,9 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5320,7 +5324,7 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5333,9 +5337,9 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5520,7 +5524,7 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5533,9 +5537,9 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5612,7 +5616,7 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5625,9 +5629,9 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5715,7 +5719,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5728,9 +5732,9 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5812,7 +5816,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -5825,9 +5829,9 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6019,7 +6023,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6032,9 +6036,9 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6116,7 +6120,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6129,9 +6133,9 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6323,7 +6327,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6336,9 +6340,9 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6420,7 +6424,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6433,9 +6437,9 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6627,7 +6631,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6640,9 +6644,9 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6724,7 +6728,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6737,9 +6741,9 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6931,7 +6935,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -6944,9 +6948,9 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7028,7 +7032,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7041,9 +7045,9 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7235,7 +7239,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7248,9 +7252,9 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7332,7 +7336,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7345,9 +7349,9 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7539,7 +7543,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7552,9 +7556,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7636,7 +7640,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7649,9 +7653,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7843,7 +7847,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7856,9 +7860,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7940,7 +7944,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -7953,9 +7957,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8147,7 +8151,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8160,9 +8164,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8244,7 +8248,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8257,9 +8261,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8433,7 +8437,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8446,9 +8450,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8512,7 +8516,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8525,9 +8529,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8674,8 +8678,8 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8686,7 +8690,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8699,9 +8703,9 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8756,8 +8760,8 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8768,7 +8772,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8781,9 +8785,9 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8844,8 +8848,8 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8856,7 +8860,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8869,9 +8873,9 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8926,8 +8930,8 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8938,7 +8942,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -8951,9 +8955,9 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9014,8 +9018,8 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9026,7 +9030,7 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9039,9 +9043,9 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9096,8 +9100,8 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9108,7 +9112,7 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9121,9 +9125,9 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9184,8 +9188,8 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9196,7 +9200,7 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9209,9 +9213,9 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9266,8 +9270,8 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9278,7 +9282,7 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9291,9 +9295,9 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9354,8 +9358,8 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if vec2._storage.root is _out_root and _check_pair(_name, 'out', out, vec2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9366,7 +9370,7 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9379,9 +9383,9 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9436,8 +9440,8 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if vec2._storage.root is _out_root and _check_pair(_name, 'out', out, vec2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9448,7 +9452,7 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9461,9 +9465,9 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9542,7 +9546,7 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9555,9 +9559,9 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9630,7 +9634,7 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9643,9 +9647,9 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9805,7 +9809,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9816,7 +9820,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9829,9 +9833,9 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9883,7 +9887,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9894,7 +9898,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9907,9 +9911,9 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9967,7 +9971,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9978,7 +9982,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -9991,9 +9995,9 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10045,7 +10049,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10056,7 +10060,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10069,9 +10073,9 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10129,7 +10133,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10140,7 +10144,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10153,9 +10157,9 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10207,7 +10211,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10218,7 +10222,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10231,9 +10235,9 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10291,7 +10295,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10302,7 +10306,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10315,9 +10319,9 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10369,7 +10373,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10380,7 +10384,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10393,9 +10397,9 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10453,7 +10457,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10464,7 +10468,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10477,9 +10481,9 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10531,7 +10535,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10542,7 +10546,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10555,9 +10559,9 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10615,7 +10619,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10626,7 +10630,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10639,9 +10643,9 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10693,7 +10697,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10704,7 +10708,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10717,9 +10721,9 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10777,7 +10781,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10788,7 +10792,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10801,9 +10805,9 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10855,7 +10859,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10866,7 +10870,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10879,9 +10883,9 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10939,7 +10943,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10950,7 +10954,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -10963,9 +10967,9 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11017,7 +11021,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11028,7 +11032,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11041,9 +11045,9 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11101,7 +11105,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11112,7 +11116,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11125,9 +11129,9 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11179,7 +11183,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11190,7 +11194,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11203,9 +11207,9 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11263,7 +11267,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11274,7 +11278,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11287,9 +11291,9 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11341,7 +11345,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11352,7 +11356,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11365,9 +11369,9 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11425,7 +11429,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11436,7 +11440,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11449,9 +11453,9 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11503,7 +11507,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11514,7 +11518,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11527,9 +11531,9 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11587,7 +11591,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11598,7 +11602,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11611,9 +11615,9 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11665,7 +11669,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11676,7 +11680,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11689,9 +11693,9 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11749,7 +11753,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11760,7 +11764,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11773,9 +11777,9 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11827,7 +11831,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11838,7 +11842,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11851,9 +11855,9 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11911,7 +11915,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11922,7 +11926,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -11935,9 +11939,9 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11989,7 +11993,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12000,7 +12004,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12013,9 +12017,9 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12084,7 +12088,7 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12097,9 +12101,9 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12162,7 +12166,7 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12175,9 +12179,9 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12319,7 +12323,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12330,7 +12334,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12343,9 +12347,9 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12397,7 +12401,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12408,7 +12412,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12421,9 +12425,9 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12484,8 +12488,8 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
-            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12496,7 +12500,7 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12509,9 +12513,9 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12566,8 +12570,8 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
-            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12578,7 +12582,7 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12591,9 +12595,9 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12651,7 +12655,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12662,7 +12666,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12675,9 +12679,9 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12729,7 +12733,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12740,7 +12744,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12753,9 +12757,9 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12824,7 +12828,7 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12837,9 +12841,9 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12902,7 +12906,7 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12915,9 +12919,9 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12975,7 +12979,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12986,7 +12990,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -12999,9 +13003,9 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13053,7 +13057,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13064,7 +13068,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -13077,9 +13081,9 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13136,7 +13140,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13147,7 +13151,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -13160,9 +13164,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13213,7 +13217,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13224,7 +13228,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -13237,9 +13241,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13296,7 +13300,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13307,7 +13311,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -13320,9 +13324,9 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13373,7 +13377,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13384,7 +13388,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _written_then_raised(out, _out_array)
                     raise
         else:
             with _device._guard():
@@ -13397,9 +13401,9 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _written_then_raised(out, _out_array)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 

@@ -164,37 +164,62 @@ def check_writable(op: str, arg: str, t: Tensor) -> None:
         )
 
 
-def check_overlap(op: str, arg: str, out: Tensor, inputs: Sequence[Any], out_may_be_input: bool) -> None:
-    """Partial overlap between ``out`` and any input is an error; exact aliasing only where the op allows it
-    (``out_may_be_input``)."""
+def check_overlap(op: str, arg: str, out: Tensor, inputs: Sequence[Any], out_may_be_input: bool) -> bool:
+    """Partial overlap between ``out`` and any input is an error (MemoryOverlapError). Returns whether ``out`` is
+    exactly one of the inputs of an op that cannot write over its input (not ``out_may_be_input``): the caller
+    then computes into a temporary and copies (see :func:`check_pair`)."""
     root = out._storage.root
+    through = False
     for x in inputs:
         if isinstance(x, Tensor):
-            if x._storage.root is root:
-                check_pair(op, arg, out, x, out_may_be_input)
+            if x._storage.root is root and check_pair(op, arg, out, x, out_may_be_input):
+                through = True
         elif isinstance(x, (list, tuple)):
-            check_overlap(op, arg, out, x, out_may_be_input)
+            through = check_overlap(op, arg, out, x, out_may_be_input) or through
+    return through
 
 
-def check_pair(op: str, arg: str, out: Tensor, x: Tensor, out_may_be_input: bool) -> None:
+def check_pair(op: str, arg: str, out: Tensor, x: Tensor, out_may_be_input: bool) -> bool:
+    """The overlap rule for the written-to tensor ``out`` and an input ``x`` of the same storage (PyTorch's):
+    partial overlap raises MemoryOverlapError; ``x`` exactly ``out`` (the same elements) is fine when the op may
+    write over its input (``out_may_be_input``: elementwise ops) and otherwise returns True: the front computes
+    into a temporary and copies it into ``out`` (as NumPy does for an output that is an input), so the values
+    are the functional call's. False: no overlap, or an alias the kernel handles."""
     backend = out._backend
     if x is out or backend.same_layout(x._array, out._array):
-        if out_may_be_input:
-            return
-        raise MemoryOverlapError(
-            f"{op}: argument '{arg}' is also an input; this op cannot write into one of its inputs"
-        )
+        return not out_may_be_input
     if backend.shares_memory(x._array, out._array):
         raise MemoryOverlapError(
             f"{op}: unsupported operation: some elements of an input and of the written-to tensor '{arg}' "
             "refer to a single memory location (partial overlap); call .clone() on the input first"
         )
+    return False
 
 
-def prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[Any], out_may_be_input: bool) -> None:
+def temporary(op: str, target: Tensor) -> Any:
+    """A new array of ``target``'s shape and dtype on its device, for an op that cannot write over its input
+    when ``target`` (out, or an inplace self) is one: the kernel writes it, :func:`finish_out` copies it in.
+
+    Raises:
+        OutOfMemoryError: the memory for it is not there (nothing has changed).
+    """
+    backend = target._backend
+    spec = (target._shape, target._dtype)
+    guard = backend.guard(target._device)
+    try:
+        if guard is None:
+            return backend.alloc(target._shape, target._dtype)
+        with guard:
+            return backend.alloc(target._shape, target._dtype)
+    except (ValueError, MemoryError) as e:
+        alloc_failed(op, spec, e, target._device)
+
+
+def prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[Any], out_may_be_input: bool) -> Any:
     """PyTorch's inplace rules: the result shape equals ``self.shape`` (self never broadcasts), the result
     dtype casts to ``self.dtype`` (same_kind), self is writable, has no internal overlap, and does not
-    partially overlap another input (``others``)."""
+    partially overlap another input (``others``). Returns the array to write: ``self``'s own, or a temporary
+    (:func:`temporary`) when another input is exactly ``self`` and the op cannot write over its input."""
     if spec[0] != self._shape:
         raise ShapeError(
             f"{op}: output with shape {list(self._shape)} doesn't match the broadcast shape {list(spec[0])} "
@@ -209,12 +234,17 @@ def prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[An
             check_no_internal_overlap(op, "self", self)
             self._write_checked = True
         root = self._storage.root
+        through = False
         for x in others:
             if isinstance(x, Tensor):
-                if x._storage.root is root and x is not self:
-                    check_pair(op, "self", self, x, out_may_be_input)
+                # (self passed again is an input like any other: fine where the op may write over its input)
+                if x._storage.root is root and check_pair(op, "self", self, x, out_may_be_input):
+                    through = True
             elif isinstance(x, (list, tuple)):
-                check_overlap(op, "self", self, [t for t in x if t is not self], out_may_be_input)
+                through = check_overlap(op, "self", self, x, out_may_be_input) or through
+        if through:
+            return temporary(op, self)
+    return arr
 
 
 def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], out_may_be_input: bool) -> Any:
@@ -263,8 +293,44 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], o
             check_writable(op, "out", out)
             check_no_internal_overlap(op, "out", out)
             out._write_checked = True
-        check_overlap(op, "out", out, inputs, out_may_be_input)
+        if check_overlap(op, "out", out, inputs, out_may_be_input):
+            return temporary(op, out)
     return arr
+
+
+def finish_out(op: str, out: Tensor, array: Any) -> None:
+    """After the impl wrote ``array`` instead of ``out``'s own: a temporary of ``out``'s shape (``out`` was an
+    input of an op that cannot write over its input) is copied into ``out``; an array of another shape is the
+    resized result, given to ``out`` by :func:`swap_storage`. The caller bumps the version."""
+    if array.shape == out._shape:
+        copy_back(out, array)
+    else:
+        swap_storage(op, out, array)
+
+
+def copy_back(target: Tensor, array: Any) -> None:
+    """Copy the temporary ``array`` (same shape and dtype) into ``target``'s memory, on its device."""
+    backend = target._backend
+    if not backend.has_data:
+        return
+    guard = backend.guard(target._device)
+    if guard is None:
+        target._array[...] = array
+    else:
+        with guard:
+            target._array[...] = array
+
+
+def written_then_raised(target: Tensor, array: Any) -> None:
+    """The impl wrote ``array`` completely and then a floating-point condition surfaced as an error (a warning
+    made an error, ``np.errstate(...='raise')``): the result counts as written, as NumPy's does. ``target``'s
+    own memory or a temporary for it (copied in) moves its version; a resized result is dropped, so ``out``
+    keeps its memory and its version (the version moves if and only if the data moved)."""
+    if array is target._array:
+        target._storage.version += 1
+    elif array.shape == target._shape:
+        copy_back(target, array)
+        target._storage.version += 1
 
 
 def swap_storage(op: str, out: Tensor, array: Any) -> None:
