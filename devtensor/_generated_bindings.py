@@ -12,7 +12,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -24,6 +24,7 @@ _check_pair = COMMON.get('_check_pair')
 _check_writable = COMMON.get('_check_writable')
 _checked_planned_spec = COMMON.get('_checked_planned_spec')
 _checked_spec = COMMON.get('_checked_spec')
+_complete_after_condition = COMMON.get('_complete_after_condition')
 _copy_back = COMMON.get('_copy_back')
 _exact_shape = COMMON.get('_exact_shape')
 _finish_out = COMMON.get('_finish_out')
@@ -52,7 +53,6 @@ _Storage = COMMON.get('_Storage')
 _swap_storage = COMMON.get('_swap_storage')
 _temporary = COMMON.get('_temporary')
 _Tensor = COMMON.get('_Tensor')
-_written_then_raised = COMMON.get('_written_then_raised')
 
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.
@@ -315,7 +315,7 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -328,7 +328,7 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -413,7 +413,7 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -426,7 +426,7 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -623,7 +623,7 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -636,7 +636,7 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -721,7 +721,7 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -734,7 +734,7 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -930,7 +930,7 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -943,7 +943,7 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -1027,7 +1027,7 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1040,7 +1040,7 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -1230,7 +1230,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                     raise
         else:
             with _device._guard():
@@ -1243,7 +1243,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -1323,7 +1323,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                     raise
         else:
             with _device._guard():
@@ -1336,7 +1336,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -1522,7 +1522,7 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1535,7 +1535,7 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -1619,7 +1619,7 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1632,7 +1632,7 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -1822,7 +1822,7 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1835,7 +1835,7 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -1915,7 +1915,7 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1928,7 +1928,7 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2096,7 +2096,7 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2109,7 +2109,7 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2175,7 +2175,7 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2188,7 +2188,7 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2346,7 +2346,7 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2359,7 +2359,7 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2425,7 +2425,7 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2438,7 +2438,7 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2596,7 +2596,7 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2609,7 +2609,7 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2675,7 +2675,7 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2688,7 +2688,7 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2846,7 +2846,7 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2859,7 +2859,7 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2925,7 +2925,7 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2938,7 +2938,7 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3096,7 +3096,7 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3109,7 +3109,7 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3175,7 +3175,7 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3188,7 +3188,7 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3346,7 +3346,7 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3359,7 +3359,7 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3425,7 +3425,7 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3438,7 +3438,7 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3596,7 +3596,7 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3609,7 +3609,7 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3675,7 +3675,7 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3688,7 +3688,7 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3846,7 +3846,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3859,7 +3859,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3925,7 +3925,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3938,7 +3938,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4095,7 +4095,7 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -4108,7 +4108,7 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4173,7 +4173,7 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -4186,7 +4186,7 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4360,7 +4360,7 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4373,7 +4373,7 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4457,7 +4457,7 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4470,7 +4470,7 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4664,7 +4664,7 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4677,7 +4677,7 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4761,7 +4761,7 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4774,7 +4774,7 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4959,7 +4959,7 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                     raise
         else:
             with _device._guard():
@@ -4972,7 +4972,7 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5047,7 +5047,7 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                     raise
         else:
             with _device._guard():
@@ -5060,7 +5060,7 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5247,7 +5247,7 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                     raise
         else:
             with _device._guard():
@@ -5260,7 +5260,7 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5339,7 +5339,7 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                     raise
         else:
             with _device._guard():
@@ -5352,7 +5352,7 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5442,7 +5442,7 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5455,7 +5455,7 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5539,7 +5539,7 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5552,7 +5552,7 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5746,7 +5746,7 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5759,7 +5759,7 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5843,7 +5843,7 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5856,7 +5856,7 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6050,7 +6050,7 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6063,7 +6063,7 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6147,7 +6147,7 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6160,7 +6160,7 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6354,7 +6354,7 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6367,7 +6367,7 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6451,7 +6451,7 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6464,7 +6464,7 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6658,7 +6658,7 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6671,7 +6671,7 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6755,7 +6755,7 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6768,7 +6768,7 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6962,7 +6962,7 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6975,7 +6975,7 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7059,7 +7059,7 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7072,7 +7072,7 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7266,7 +7266,7 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7279,7 +7279,7 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7363,7 +7363,7 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7376,7 +7376,7 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7570,7 +7570,7 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7583,7 +7583,7 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7667,7 +7667,7 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7680,7 +7680,7 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7874,7 +7874,7 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7887,7 +7887,7 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7971,7 +7971,7 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7984,7 +7984,7 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8160,7 +8160,7 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -8173,7 +8173,7 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8239,7 +8239,7 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -8252,7 +8252,7 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8413,7 +8413,7 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8426,7 +8426,7 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8495,7 +8495,7 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8508,7 +8508,7 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8583,7 +8583,7 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -8596,7 +8596,7 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8665,7 +8665,7 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -8678,7 +8678,7 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8753,7 +8753,7 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -8766,7 +8766,7 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8835,7 +8835,7 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -8848,7 +8848,7 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8923,7 +8923,7 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8936,7 +8936,7 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9005,7 +9005,7 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -9018,7 +9018,7 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9093,7 +9093,7 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                     raise
         else:
             with _device._guard():
@@ -9106,7 +9106,7 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9175,7 +9175,7 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                     raise
         else:
             with _device._guard():
@@ -9188,7 +9188,7 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9269,7 +9269,7 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -9282,7 +9282,7 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9357,7 +9357,7 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -9370,7 +9370,7 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9543,7 +9543,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9556,7 +9556,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9621,7 +9621,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9634,7 +9634,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9705,7 +9705,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9718,7 +9718,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9783,7 +9783,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9796,7 +9796,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9867,7 +9867,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9880,7 +9880,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9945,7 +9945,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9958,7 +9958,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10029,7 +10029,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10042,7 +10042,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10107,7 +10107,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10120,7 +10120,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10191,7 +10191,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10204,7 +10204,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10269,7 +10269,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10282,7 +10282,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10353,7 +10353,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10366,7 +10366,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10431,7 +10431,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10444,7 +10444,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10515,7 +10515,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10528,7 +10528,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10593,7 +10593,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10606,7 +10606,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10677,7 +10677,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10690,7 +10690,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10755,7 +10755,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10768,7 +10768,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10839,7 +10839,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10852,7 +10852,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10917,7 +10917,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10930,7 +10930,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11001,7 +11001,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11014,7 +11014,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11079,7 +11079,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11092,7 +11092,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11163,7 +11163,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11176,7 +11176,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11241,7 +11241,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11254,7 +11254,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11325,7 +11325,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11338,7 +11338,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11403,7 +11403,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11416,7 +11416,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11487,7 +11487,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11500,7 +11500,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11565,7 +11565,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11578,7 +11578,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11649,7 +11649,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11662,7 +11662,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11727,7 +11727,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11740,7 +11740,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11811,7 +11811,7 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -11824,7 +11824,7 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11889,7 +11889,7 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -11902,7 +11902,7 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12057,7 +12057,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                     raise
         else:
             with _device._guard():
@@ -12070,7 +12070,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12135,7 +12135,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                     raise
         else:
             with _device._guard():
@@ -12148,7 +12148,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12223,7 +12223,7 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                     raise
         else:
             with _device._guard():
@@ -12236,7 +12236,7 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12305,7 +12305,7 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                     raise
         else:
             with _device._guard():
@@ -12318,7 +12318,7 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12389,7 +12389,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                     raise
         else:
             with _device._guard():
@@ -12402,7 +12402,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12467,7 +12467,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                     raise
         else:
             with _device._guard():
@@ -12480,7 +12480,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12551,7 +12551,7 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -12564,7 +12564,7 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12629,7 +12629,7 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -12642,7 +12642,7 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12713,7 +12713,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -12726,7 +12726,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12791,7 +12791,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -12804,7 +12804,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12875,7 +12875,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -12888,7 +12888,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12953,7 +12953,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -12966,7 +12966,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -13037,7 +13037,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -13050,7 +13050,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -13115,7 +13115,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -13128,7 +13128,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -13219,7 +13219,7 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -13232,7 +13232,7 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -13317,7 +13317,7 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -13330,7 +13330,7 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -13527,7 +13527,7 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -13540,7 +13540,7 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -13625,7 +13625,7 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -13638,7 +13638,7 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -13834,7 +13834,7 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -13847,7 +13847,7 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -13931,7 +13931,7 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -13944,7 +13944,7 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -14134,7 +14134,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                     raise
         else:
             with _device._guard():
@@ -14147,7 +14147,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -14227,7 +14227,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                     raise
         else:
             with _device._guard():
@@ -14240,7 +14240,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -14426,7 +14426,7 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -14439,7 +14439,7 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -14523,7 +14523,7 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -14536,7 +14536,7 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -14726,7 +14726,7 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -14739,7 +14739,7 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -14819,7 +14819,7 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -14832,7 +14832,7 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -15000,7 +15000,7 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15013,7 +15013,7 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -15079,7 +15079,7 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15092,7 +15092,7 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -15250,7 +15250,7 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15263,7 +15263,7 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -15329,7 +15329,7 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15342,7 +15342,7 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -15500,7 +15500,7 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15513,7 +15513,7 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -15579,7 +15579,7 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15592,7 +15592,7 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -15750,7 +15750,7 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15763,7 +15763,7 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -15829,7 +15829,7 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15842,7 +15842,7 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -16000,7 +16000,7 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16013,7 +16013,7 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -16079,7 +16079,7 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16092,7 +16092,7 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -16250,7 +16250,7 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16263,7 +16263,7 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -16329,7 +16329,7 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16342,7 +16342,7 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -16500,7 +16500,7 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16513,7 +16513,7 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -16579,7 +16579,7 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16592,7 +16592,7 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -16750,7 +16750,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16763,7 +16763,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -16829,7 +16829,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16842,7 +16842,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -16999,7 +16999,7 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -17012,7 +17012,7 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -17077,7 +17077,7 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -17090,7 +17090,7 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -17264,7 +17264,7 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -17277,7 +17277,7 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -17361,7 +17361,7 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -17374,7 +17374,7 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -17568,7 +17568,7 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -17581,7 +17581,7 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -17665,7 +17665,7 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -17678,7 +17678,7 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -17863,7 +17863,7 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                     raise
         else:
             with _device._guard():
@@ -17876,7 +17876,7 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -17951,7 +17951,7 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                     raise
         else:
             with _device._guard():
@@ -17964,7 +17964,7 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -18151,7 +18151,7 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                     raise
         else:
             with _device._guard():
@@ -18164,7 +18164,7 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -18243,7 +18243,7 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                     raise
         else:
             with _device._guard():
@@ -18256,7 +18256,7 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -18346,7 +18346,7 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -18359,7 +18359,7 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -18443,7 +18443,7 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -18456,7 +18456,7 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -18650,7 +18650,7 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -18663,7 +18663,7 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -18747,7 +18747,7 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -18760,7 +18760,7 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -18954,7 +18954,7 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -18967,7 +18967,7 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -19051,7 +19051,7 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19064,7 +19064,7 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -19258,7 +19258,7 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19271,7 +19271,7 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -19355,7 +19355,7 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19368,7 +19368,7 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -19562,7 +19562,7 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19575,7 +19575,7 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -19659,7 +19659,7 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19672,7 +19672,7 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -19866,7 +19866,7 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19879,7 +19879,7 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -19963,7 +19963,7 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19976,7 +19976,7 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -20170,7 +20170,7 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -20183,7 +20183,7 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -20267,7 +20267,7 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -20280,7 +20280,7 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -20474,7 +20474,7 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -20487,7 +20487,7 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -20571,7 +20571,7 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -20584,7 +20584,7 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -20778,7 +20778,7 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -20791,7 +20791,7 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -20875,7 +20875,7 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -20888,7 +20888,7 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -21064,7 +21064,7 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -21077,7 +21077,7 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -21143,7 +21143,7 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -21156,7 +21156,7 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -21317,7 +21317,7 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -21330,7 +21330,7 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -21399,7 +21399,7 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -21412,7 +21412,7 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -21487,7 +21487,7 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -21500,7 +21500,7 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -21569,7 +21569,7 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -21582,7 +21582,7 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -21657,7 +21657,7 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -21670,7 +21670,7 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -21739,7 +21739,7 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -21752,7 +21752,7 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -21827,7 +21827,7 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -21840,7 +21840,7 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -21909,7 +21909,7 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -21922,7 +21922,7 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -21997,7 +21997,7 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                     raise
         else:
             with _device._guard():
@@ -22010,7 +22010,7 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -22079,7 +22079,7 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                     raise
         else:
             with _device._guard():
@@ -22092,7 +22092,7 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -22173,7 +22173,7 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -22186,7 +22186,7 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -22261,7 +22261,7 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -22274,7 +22274,7 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -22447,7 +22447,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22460,7 +22460,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -22525,7 +22525,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22538,7 +22538,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -22609,7 +22609,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22622,7 +22622,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -22687,7 +22687,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22700,7 +22700,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -22771,7 +22771,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22784,7 +22784,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -22849,7 +22849,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22862,7 +22862,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -22933,7 +22933,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22946,7 +22946,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -23011,7 +23011,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23024,7 +23024,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -23095,7 +23095,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23108,7 +23108,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -23173,7 +23173,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23186,7 +23186,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -23257,7 +23257,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23270,7 +23270,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -23335,7 +23335,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23348,7 +23348,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -23419,7 +23419,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23432,7 +23432,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -23497,7 +23497,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23510,7 +23510,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -23581,7 +23581,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23594,7 +23594,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -23659,7 +23659,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23672,7 +23672,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -23743,7 +23743,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23756,7 +23756,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -23821,7 +23821,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23834,7 +23834,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -23905,7 +23905,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23918,7 +23918,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -23983,7 +23983,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23996,7 +23996,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -24067,7 +24067,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24080,7 +24080,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -24145,7 +24145,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24158,7 +24158,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -24229,7 +24229,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24242,7 +24242,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -24307,7 +24307,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24320,7 +24320,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -24391,7 +24391,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24404,7 +24404,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -24469,7 +24469,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24482,7 +24482,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -24553,7 +24553,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24566,7 +24566,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -24631,7 +24631,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24644,7 +24644,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -24715,7 +24715,7 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -24728,7 +24728,7 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -24793,7 +24793,7 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -24806,7 +24806,7 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -24961,7 +24961,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                     raise
         else:
             with _device._guard():
@@ -24974,7 +24974,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -25039,7 +25039,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                     raise
         else:
             with _device._guard():
@@ -25052,7 +25052,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -25127,7 +25127,7 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                     raise
         else:
             with _device._guard():
@@ -25140,7 +25140,7 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -25209,7 +25209,7 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                     raise
         else:
             with _device._guard():
@@ -25222,7 +25222,7 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -25293,7 +25293,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                     raise
         else:
             with _device._guard():
@@ -25306,7 +25306,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -25371,7 +25371,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                     raise
         else:
             with _device._guard():
@@ -25384,7 +25384,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -25455,7 +25455,7 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -25468,7 +25468,7 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -25533,7 +25533,7 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -25546,7 +25546,7 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -25617,7 +25617,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -25630,7 +25630,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -25695,7 +25695,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -25708,7 +25708,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -25779,7 +25779,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -25792,7 +25792,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -25857,7 +25857,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -25870,7 +25870,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -25941,7 +25941,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -25954,7 +25954,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -26019,7 +26019,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -26032,7 +26032,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1

@@ -14,7 +14,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -26,6 +26,7 @@ _check_pair = COMMON.get('_check_pair')
 _check_writable = COMMON.get('_check_writable')
 _checked_planned_spec = COMMON.get('_checked_planned_spec')
 _checked_spec = COMMON.get('_checked_spec')
+_complete_after_condition = COMMON.get('_complete_after_condition')
 _copy_back = COMMON.get('_copy_back')
 _exact_shape = COMMON.get('_exact_shape')
 _finish_out = COMMON.get('_finish_out')
@@ -54,7 +55,6 @@ _Storage = COMMON.get('_Storage')
 _swap_storage = COMMON.get('_swap_storage')
 _temporary = COMMON.get('_temporary')
 _Tensor = COMMON.get('_Tensor')
-_written_then_raised = COMMON.get('_written_then_raised')
 
 #: Each op's schema as data, keyed by its meta function's fingerprint (devtensor.structured.schema.
 #: stored_schema): a built-in op whose meta function is unchanged skips deriving it at import.
@@ -592,7 +592,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -605,7 +605,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -690,7 +690,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -703,7 +703,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -900,7 +900,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -913,7 +913,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -998,7 +998,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -1011,7 +1011,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -1207,7 +1207,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1220,7 +1220,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -1304,7 +1304,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1317,7 +1317,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -1507,7 +1507,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                     raise
         else:
             with _device._guard():
@@ -1520,7 +1520,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -1600,7 +1600,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                     raise
         else:
             with _device._guard():
@@ -1613,7 +1613,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -1799,7 +1799,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1812,7 +1812,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -1896,7 +1896,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1909,7 +1909,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2099,7 +2099,7 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -2112,7 +2112,7 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2192,7 +2192,7 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -2205,7 +2205,7 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2373,7 +2373,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2386,7 +2386,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2452,7 +2452,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2465,7 +2465,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2623,7 +2623,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2636,7 +2636,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2702,7 +2702,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2715,7 +2715,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2873,7 +2873,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2886,7 +2886,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -2952,7 +2952,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2965,7 +2965,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3123,7 +3123,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3136,7 +3136,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3202,7 +3202,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3215,7 +3215,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3373,7 +3373,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3386,7 +3386,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3452,7 +3452,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3465,7 +3465,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3623,7 +3623,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3636,7 +3636,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3702,7 +3702,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3715,7 +3715,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3873,7 +3873,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3886,7 +3886,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -3952,7 +3952,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3965,7 +3965,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4123,7 +4123,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -4136,7 +4136,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4202,7 +4202,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -4215,7 +4215,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4372,7 +4372,7 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -4385,7 +4385,7 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4450,7 +4450,7 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -4463,7 +4463,7 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4637,7 +4637,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4650,7 +4650,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4734,7 +4734,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4747,7 +4747,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -4941,7 +4941,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4954,7 +4954,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5038,7 +5038,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5051,7 +5051,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5236,7 +5236,7 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                     raise
         else:
             with _device._guard():
@@ -5249,7 +5249,7 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5324,7 +5324,7 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                     raise
         else:
             with _device._guard():
@@ -5337,7 +5337,7 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5524,7 +5524,7 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                     raise
         else:
             with _device._guard():
@@ -5537,7 +5537,7 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5616,7 +5616,7 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                     raise
         else:
             with _device._guard():
@@ -5629,7 +5629,7 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5719,7 +5719,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5732,7 +5732,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -5816,7 +5816,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5829,7 +5829,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6023,7 +6023,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6036,7 +6036,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6120,7 +6120,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6133,7 +6133,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6327,7 +6327,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6340,7 +6340,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6424,7 +6424,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6437,7 +6437,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6631,7 +6631,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6644,7 +6644,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6728,7 +6728,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6741,7 +6741,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -6935,7 +6935,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6948,7 +6948,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7032,7 +7032,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7045,7 +7045,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7239,7 +7239,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7252,7 +7252,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7336,7 +7336,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7349,7 +7349,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7543,7 +7543,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7556,7 +7556,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7640,7 +7640,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7653,7 +7653,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7847,7 +7847,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7860,7 +7860,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -7944,7 +7944,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7957,7 +7957,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8151,7 +8151,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8164,7 +8164,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8248,7 +8248,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8261,7 +8261,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8437,7 +8437,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -8450,7 +8450,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8516,7 +8516,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -8529,7 +8529,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8690,7 +8690,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8703,7 +8703,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8772,7 +8772,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8785,7 +8785,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8860,7 +8860,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -8873,7 +8873,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -8942,7 +8942,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -8955,7 +8955,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9030,7 +9030,7 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -9043,7 +9043,7 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9112,7 +9112,7 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -9125,7 +9125,7 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9200,7 +9200,7 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -9213,7 +9213,7 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9282,7 +9282,7 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -9295,7 +9295,7 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9370,7 +9370,7 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                     raise
         else:
             with _device._guard():
@@ -9383,7 +9383,7 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9452,7 +9452,7 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                     raise
         else:
             with _device._guard():
@@ -9465,7 +9465,7 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9546,7 +9546,7 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -9559,7 +9559,7 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9634,7 +9634,7 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -9647,7 +9647,7 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9820,7 +9820,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9833,7 +9833,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9898,7 +9898,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9911,7 +9911,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -9982,7 +9982,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9995,7 +9995,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10060,7 +10060,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10073,7 +10073,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10144,7 +10144,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10157,7 +10157,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10222,7 +10222,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10235,7 +10235,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10306,7 +10306,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10319,7 +10319,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10384,7 +10384,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10397,7 +10397,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10468,7 +10468,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10481,7 +10481,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10546,7 +10546,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10559,7 +10559,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10630,7 +10630,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10643,7 +10643,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10708,7 +10708,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10721,7 +10721,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10792,7 +10792,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10805,7 +10805,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10870,7 +10870,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10883,7 +10883,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -10954,7 +10954,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10967,7 +10967,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11032,7 +11032,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11045,7 +11045,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11116,7 +11116,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11129,7 +11129,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11194,7 +11194,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11207,7 +11207,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11278,7 +11278,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11291,7 +11291,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11356,7 +11356,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11369,7 +11369,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11440,7 +11440,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11453,7 +11453,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11518,7 +11518,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11531,7 +11531,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11602,7 +11602,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11615,7 +11615,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11680,7 +11680,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11693,7 +11693,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11764,7 +11764,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11777,7 +11777,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11842,7 +11842,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11855,7 +11855,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -11926,7 +11926,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11939,7 +11939,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12004,7 +12004,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -12017,7 +12017,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12088,7 +12088,7 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -12101,7 +12101,7 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12166,7 +12166,7 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -12179,7 +12179,7 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12334,7 +12334,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                     raise
         else:
             with _device._guard():
@@ -12347,7 +12347,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12412,7 +12412,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                     raise
         else:
             with _device._guard():
@@ -12425,7 +12425,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12500,7 +12500,7 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                     raise
         else:
             with _device._guard():
@@ -12513,7 +12513,7 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12582,7 +12582,7 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                     raise
         else:
             with _device._guard():
@@ -12595,7 +12595,7 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12666,7 +12666,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                     raise
         else:
             with _device._guard():
@@ -12679,7 +12679,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12744,7 +12744,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                     raise
         else:
             with _device._guard():
@@ -12757,7 +12757,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12828,7 +12828,7 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -12841,7 +12841,7 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12906,7 +12906,7 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -12919,7 +12919,7 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -12990,7 +12990,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -13003,7 +13003,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -13068,7 +13068,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -13081,7 +13081,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -13151,7 +13151,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -13164,7 +13164,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -13228,7 +13228,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -13241,7 +13241,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -13311,7 +13311,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -13324,7 +13324,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -13388,7 +13388,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -13401,7 +13401,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1

@@ -56,7 +56,7 @@ COMMON: Final[dict[str, Any]] = {
     "_finish_out": rules.finish_out,
     "_copy_back": rules.copy_back,
     "_temporary": rules.temporary,
-    "_written_then_raised": rules.written_then_raised,
+    "_complete_after_condition": rules.complete_after_condition,
     "_Storage": Storage,
     "_check_pair": rules.check_pair,
     "_modes": modes.ACTIVE,
@@ -176,7 +176,9 @@ def _guarded(body: list[str], indent: str) -> list[str]:
     return lines
 
 
-def _impl_call(call: str, array: str, target: str | None = None, inplace: bool = False) -> list[str]:
+def _impl_call(
+    call: str, array: str, target: str | None = None, inplace: bool = False, inputs: str = "()"
+) -> list[str]:
     """Build the ConstOut over ``array`` (a fresh view; an :class:`InplaceOut` for the ``inplace`` variant when
     ``array`` is self's own) and call the handler with it. For an existing ``target`` (out, inplace self), memory
     made read-only behind devtensor's back after its writability was checked and cached makes NumPy refuse the
@@ -192,13 +194,13 @@ def _impl_call(call: str, array: str, target: str | None = None, inplace: bool =
             "    except ValueError:",
             f"        _check_writable(_name, {target!r}, {target})",
             "        raise",
-            # A floating-point condition (a warning made an error, np.errstate(...='raise')) surfaces after the
-            # kernel wrote its whole result (kernels defer it: kernels/fp_conditions.py): the write counts, so the
-            # version counter moves (and a temporary is copied in).
+            # A floating-point condition made an error (a warnings filter, np.errstate(...='raise')): the result
+            # is written (the kernel run to the end where it can be: rules.complete_after_condition), the
+            # version bumped, then the error propagates. An inplace self's own memory: the kernel wrote it all.
             "    except (Warning, FloatingPointError):",
             f"        {target}._storage.version += 1"
             if array == f"{target}._array"
-            else f"        _written_then_raised({target}, {array})",
+            else f"        _complete_after_condition({target}, {array}, {inputs}, _handler, _const_out, {call})",
             "        raise",
         ]
     if not inplace:
@@ -380,7 +382,7 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
             "        _out_root = out._storage.root",
             *_overlap_lines(params, "out", "        ", skip_self=False, through=not op.out_may_be_input),
         ]
-        lines += _guarded(_impl_call(call, "_out_array", "out"), "    ")
+        lines += _guarded(_impl_call(call, "_out_array", "out", inputs=inputs), "    ")
         lines += [
             # (a resized result, or a temporary when out is an input of an op that cannot write over it)
             "    if _out_array is not out._array: _finish_out(_name, out, _out_array)",
@@ -421,7 +423,8 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
                 f"        _out_root = {first}._storage.root",
                 *_overlap_lines(params[1:], first, "        ", skip_self=True, through=True),
             ]
-            lines += _guarded(_impl_call(call, "_out_array", first, inplace=True), "    ")
+            every = "(" + "".join(f"{n}, " for n in tensor_names) + ")"
+            lines += _guarded(_impl_call(call, "_out_array", first, inplace=True, inputs=every), "    ")
             lines.append(f"    if _out_array is not {first}._array: _copy_back({first}, _out_array)")
         lines += [f"    {first}._storage.version += 1", f"    return {first}"]
     return fname, lines

@@ -9,6 +9,8 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, Final
 
+import numpy as np
+
 from devtensor.device import Device
 from devtensor.dtypes import SUPPORTED, check_cast, to_dtype
 from devtensor.errors import (
@@ -319,6 +321,30 @@ def copy_back(target: Tensor, array: Any) -> None:
     else:
         with guard:
             target._array[...] = array
+
+
+def complete_after_condition(
+    target: Tensor, array: Any, inputs: Sequence[Any], handler: Any, const_out: Any, /, *args: Any, **kwargs: Any
+) -> None:
+    """The rule for a floating-point condition (divide by zero, invalid, overflow: a property of the values,
+    not bad input) that a warnings filter or ``np.errstate(...='raise')`` turned into an error while the impl
+    wrote ``array`` for ``target`` (out, or an inplace self): the result is written and the version bumped, then
+    the error propagates (the front re-raises it), as NumPy's ufuncs do. A kernel may have stopped between two
+    steps; when none of its inputs is the memory it writes (a fresh temporary, or an out no input shares), it is
+    run again to the end with the conditions silenced (its inputs are unchanged, so the values are the same).
+    When the written memory is also an input the kernel cannot be re-run: it must itself write completely before
+    reporting (one ufunc call does; several steps run under ``kernels.ufunc_family.deferred_conditions``).
+    Called only on that exception path: nothing of this is on the path of a call that succeeds."""
+    if array is not target._array and array.shape != target._shape:
+        return  # the resized result of an out: out keeps its memory and version (its data did not move)
+    if array is not target._array or not any(
+        x._storage.root is target._storage.root and target._backend.shares_memory(x._array, array)
+        for x in _flat_tensors(inputs)
+    ):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            handler(*args, out=const_out, **kwargs)
+    written_then_raised(target, array)
 
 
 def written_then_raised(target: Tensor, array: Any) -> None:
