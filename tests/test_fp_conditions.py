@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from op_samples import OPS, Sample, Strided
 from test_op_generic import BUILTIN, host, inplace, inplace_legal
+from test_out_is_input import out_positions
 
 import devtensor as dt
 from devtensor.structured import StructuredOp
@@ -143,3 +144,29 @@ def test_reductions_with_out_write_before_they_warn(op: str) -> None:
         with pytest.raises(RuntimeWarning):
             getattr(dt, op)(x, out=out)
     assert np.isnan(out.numpy()) and out.version == 1
+
+
+@pytest.mark.parametrize("mode", list(_MODES))
+@pytest.mark.parametrize(("name", "sample"), list(_cases()))
+def test_out_an_input_is_written_before_the_condition_raises(name: str, sample: Sample, mode: str) -> None:
+    fn = BUILTIN[name].functional
+    with _quiet():
+        args, kwargs = sample.make("cpu")
+        try:
+            expected = fn(*args, **kwargs)
+        except dt.DevtensorError:
+            pytest.skip("the special values are bad input for this op")
+    if not isinstance(expected, dt.Tensor):
+        pytest.skip("several results")
+    want = host(expected)
+    for i, j in out_positions(args, expected):
+        args, kwargs = sample.make("cpu")
+        out = args[i] if j is None else args[i][j]
+        context = f"{name}{sample.id} out=argument {i} under {mode}"
+        try:
+            with _MODES[mode]():
+                fn(*args, **kwargs, out=out)
+        except (Warning, FloatingPointError):
+            pass
+        _same(host(out), want, context)
+        assert out.version == 1, context

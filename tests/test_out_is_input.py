@@ -36,7 +36,7 @@ def _cases() -> Iterator[Any]:
             yield pytest.param(name, sample, id=f"{name}{sample.id}")
 
 
-def _positions(args: list[Any], result: dt.Tensor) -> list[tuple[int, int | None]]:
+def out_positions(args: list[Any], result: dt.Tensor) -> list[tuple[int, int | None]]:
     """(argument index, list index or None) of each tensor operand that can be the out: the result's shape
     and dtype, and no other operand sharing its memory."""
     found: list[tuple[int, int | None]] = []
@@ -62,7 +62,7 @@ def test_out_is_an_input_gives_the_functional_values(
     expected = functional(name)(*args, **kwargs)
     if not isinstance(expected, dt.Tensor):
         pytest.skip("several results")
-    for i, j in _positions(args, expected):
+    for i, j in out_positions(args, expected):
         args, kwargs = sample.make(device)
         out = args[i] if j is None else args[i][j]
         version = out.version

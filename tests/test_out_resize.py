@@ -8,6 +8,7 @@ import gc
 import warnings
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
@@ -139,3 +140,10 @@ def test_cuda_stand_in(fake_cupy: ModuleType) -> None:
         w = wrap(raw)
         _refused(w, "does not own")
         assert raw.shape == (8,)
+
+
+def test_a_loaded_tensor_owns_its_memory(tmp_path: Any) -> None:
+    path = tmp_path / "t.dt"
+    dt.save(dt.zeros(3, dtype=dt.int64), path)
+    o = dt.load(path)
+    _resize_warns(o)

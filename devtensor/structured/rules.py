@@ -1,5 +1,28 @@
 """The common rules the fronts apply around a kernel: argument and device errors, the validation of custom meta
-results, PyTorch's out and inplace rules (dtype casting, resize, writability), and the overlap checks."""
+results, PyTorch's out and inplace rules (dtype casting, resize, writability), and the overlap checks.
+
+The rules, in full (PyTorch's where it has one):
+
+- **out resize.** An ``out`` of the result's shape is written in place. Of another shape it is resized (new
+  memory of the result's shape and ``out``'s dtype, the version carried forward and bumped), with a UserWarning
+  when it had elements (PyTorch's deprecation; an empty out silently), unless: it is also an input (ShapeError,
+  never resized); its memory is not devtensor's (``from_numpy``, ``asarray`` without a copy, ``from_dlpack``:
+  ShapeError, as PyTorch's storage from NumPy is not resizable; the caller's array would silently stop seeing the
+  tensor); or another tensor is alive on its memory (a view of it, or the base it views: ShapeError, the others
+  would stop seeing it; views are tracked while alive, :class:`~devtensor.tensor.Storage`). Read-only memory is
+  a ReadOnlyError first. A refused resize changes nothing.
+- **out an input.** ``out`` exactly one of the inputs (the same elements) is fine for every op: ops whose kernel
+  may write over its input (``out_may_be_input``: elementwise ops, ``addmm``, ``clone``) write directly; every
+  other op (matmul family, softmax, flip, reductions, cat, …) writes a temporary that is then copied into
+  ``out`` (as NumPy does), so the values are the functional call's; an inplace variant of such an op with another
+  input exactly ``self`` likewise. A partial overlap between ``out`` (or an inplace ``self``) and an input is a
+  MemoryOverlapError (PyTorch's rule), whatever the op.
+- **floating-point conditions.** Divide by zero, invalid and overflow are properties of the values, not bad
+  input: the result is written and the version bumped, then NumPy's warning is emitted. If a warnings filter or
+  ``np.errstate(...='raise')`` makes it an error, the write has happened (as in NumPy): the one exception to "a
+  call that raises changes nothing"; the version moves if and only if the data moved (an out being resized keeps
+  its memory and version then). See :func:`complete_after_condition`.
+"""
 
 from __future__ import annotations
 
