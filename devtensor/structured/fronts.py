@@ -256,10 +256,8 @@ def _spec_check_lines(op: StructuredOp) -> list[str]:
     it), the dtype one set lookup; anything else goes through :func:`_checked_spec`."""
     if _builtin(op):
         return []
-    # The lookup is by equality, and (5.0,) == (5,) (as a tuple of NumPy ints, or of bools): a hit on another
-    # object than the canonical one counts only when its dims are exactly Python ints, so that a meta result is
-    # accepted or rejected the same whether the cache holds its shape or not. A list is never looked up
-    # (unhashable): the full check names it.
+    # (5.0,) == (5,): a hit on another object than the cached one counts only for exact Python ints, so a result is
+    # judged the same whether cached or not; a list (unhashable) is never looked up: the full check names it.
     if op.schema.plan is not None:
         return [
             "    _shape = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is _PlannedSpec and type(_spec[0]) is tuple"
