@@ -13,12 +13,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import unique
 from op_samples import OPS, Sample, Strided
 from test_op_generic import BUILTIN, host, inplace, inplace_legal
 from test_out_is_input import out_positions
 
 import devtensor as dt
+from devtensor import library
 from devtensor.structured import StructuredOp
+from devtensor.tensor import Tensor, TensorSpec
+from devtensor.typed import ConstOut, CPUTensor
 
 _SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e308, -7.0, 3.0, 1e-308]
 
@@ -170,3 +174,42 @@ def test_out_an_input_is_written_before_the_condition_raises(name: str, sample: 
             pass
         _same(host(out), want, context)
         assert out.version == 1, context
+
+
+def _reciprocal_then_double_meta(self: Tensor) -> TensorSpec:
+    return self.shape, self.dtype
+
+
+@pytest.mark.usefixtures("remove_new_ops")
+@pytest.mark.parametrize("mode", list(_MODES))
+def test_a_custom_kernel_stopped_between_steps_is_run_to_the_end(mode: str) -> None:
+    op = library.custom_op(unique("recip2"), inplace=False)(_reciprocal_then_double_meta)
+
+    @op.impl("cpu")
+    def _(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        r = np.divide(1.0, self.array)  # a temporary: divide by zero here stops the kernel before its write
+        np.multiply(r, 2.0, out=out.array)
+
+    x = dt.tensor([0.0, 2.0])
+    out = dt.zeros(2)
+    with pytest.raises((RuntimeWarning, FloatingPointError), match="divide by zero"), _MODES[mode]():
+        op.functional(x, out=out)
+    np.testing.assert_array_equal(out.numpy(), [np.inf, 1.0])
+    assert out.version == 1 and x.version == 0
+    # out an input (not flagged): a temporary, run to the end and copied in
+    with pytest.raises((RuntimeWarning, FloatingPointError)), _MODES[mode]():
+        op.functional(x, out=x)
+    np.testing.assert_array_equal(x.numpy(), [np.inf, 1.0])
+    assert x.version == 1
+
+
+def test_a_deferred_condition_is_still_reported_once_as_numpy_does() -> None:
+    x = dt.tensor([-7.0, 7.0, 0.0])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        x.div_(0, rounding_mode="trunc")
+    kinds = sorted(str(w.message).split(" encountered")[0] for w in seen)
+    assert kinds == ["divide by zero", "invalid value"], kinds
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dt.sigmoid(dt.tensor([-1e308, 1e308]), out=dt.zeros(2))  # ignored: nothing reported
