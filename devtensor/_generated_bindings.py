@@ -12,7 +12,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -24,6 +24,10 @@ _check_pair = COMMON.get('_check_pair')
 _check_writable = COMMON.get('_check_writable')
 _checked_planned_spec = COMMON.get('_checked_planned_spec')
 _checked_spec = COMMON.get('_checked_spec')
+_complete_after_condition = COMMON.get('_complete_after_condition')
+_copy_back = COMMON.get('_copy_back')
+_exact_shape = COMMON.get('_exact_shape')
+_finish_out = COMMON.get('_finish_out')
 _InplaceOut = COMMON.get('_InplaceOut')
 _is_sequence = VIEW_COMMON.get('_is_sequence')
 _list_device = COMMON.get('_list_device')
@@ -47,6 +51,7 @@ _SPEC_DTYPES = COMMON.get('_SPEC_DTYPES')
 _SPEC_SHAPES = COMMON.get('_SPEC_SHAPES')
 _Storage = COMMON.get('_Storage')
 _swap_storage = COMMON.get('_swap_storage')
+_temporary = COMMON.get('_temporary')
 _Tensor = COMMON.get('_Tensor')
 
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
@@ -310,7 +315,7 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -323,9 +328,9 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -408,7 +413,7 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -421,9 +426,9 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -618,7 +623,7 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -631,9 +636,9 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -716,7 +721,7 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -729,9 +734,9 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -925,7 +930,7 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -938,9 +943,9 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1022,7 +1027,7 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1035,9 +1040,9 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1225,7 +1230,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                     raise
         else:
             with _device._guard():
@@ -1238,9 +1243,9 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1318,7 +1323,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                     raise
         else:
             with _device._guard():
@@ -1331,9 +1336,9 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1517,7 +1522,7 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1530,9 +1535,9 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1614,7 +1619,7 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1627,9 +1632,9 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1817,7 +1822,7 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1830,9 +1835,9 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1910,7 +1915,7 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1923,9 +1928,9 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2091,7 +2096,7 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2104,9 +2109,9 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2170,7 +2175,7 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2183,9 +2188,9 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2341,7 +2346,7 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2354,9 +2359,9 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2420,7 +2425,7 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2433,9 +2438,9 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2591,7 +2596,7 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2604,9 +2609,9 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2670,7 +2675,7 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2683,9 +2688,9 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2841,7 +2846,7 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2854,9 +2859,9 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2920,7 +2925,7 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2933,9 +2938,9 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3091,7 +3096,7 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3104,9 +3109,9 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3170,7 +3175,7 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3183,9 +3188,9 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3341,7 +3346,7 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3354,9 +3359,9 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3420,7 +3425,7 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3433,9 +3438,9 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3591,7 +3596,7 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3604,9 +3609,9 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3670,7 +3675,7 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3683,9 +3688,9 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3841,7 +3846,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3854,9 +3859,9 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3920,7 +3925,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3933,9 +3938,9 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4090,7 +4095,7 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -4103,9 +4108,9 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4168,7 +4173,7 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -4181,9 +4186,9 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4355,7 +4360,7 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4368,9 +4373,9 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4452,7 +4457,7 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4465,9 +4470,9 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4659,7 +4664,7 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4672,9 +4677,9 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4756,7 +4761,7 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4769,9 +4774,9 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4954,7 +4959,7 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                     raise
         else:
             with _device._guard():
@@ -4967,9 +4972,9 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5042,7 +5047,7 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                     raise
         else:
             with _device._guard():
@@ -5055,9 +5060,9 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5242,7 +5247,7 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                     raise
         else:
             with _device._guard():
@@ -5255,9 +5260,9 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5334,7 +5339,7 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                     raise
         else:
             with _device._guard():
@@ -5347,9 +5352,9 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5437,7 +5442,7 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5450,9 +5455,9 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5534,7 +5539,7 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5547,9 +5552,9 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5741,7 +5746,7 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5754,9 +5759,9 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5838,7 +5843,7 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5851,9 +5856,9 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6045,7 +6050,7 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6058,9 +6063,9 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6142,7 +6147,7 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6155,9 +6160,9 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6349,7 +6354,7 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6362,9 +6367,9 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6446,7 +6451,7 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6459,9 +6464,9 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6653,7 +6658,7 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6666,9 +6671,9 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6750,7 +6755,7 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6763,9 +6768,9 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6957,7 +6962,7 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6970,9 +6975,9 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7054,7 +7059,7 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7067,9 +7072,9 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7261,7 +7266,7 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7274,9 +7279,9 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7358,7 +7363,7 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7371,9 +7376,9 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7565,7 +7570,7 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7578,9 +7583,9 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7662,7 +7667,7 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7675,9 +7680,9 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7869,7 +7874,7 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7882,9 +7887,9 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7966,7 +7971,7 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7979,9 +7984,9 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8155,7 +8160,7 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -8168,9 +8173,9 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8234,7 +8239,7 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -8247,9 +8252,9 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8396,8 +8401,8 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8408,7 +8413,7 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8421,9 +8426,9 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8478,8 +8483,8 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8490,7 +8495,7 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8503,9 +8508,9 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8566,8 +8571,8 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8578,7 +8583,7 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -8591,9 +8596,9 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8648,8 +8653,8 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8660,7 +8665,7 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -8673,9 +8678,9 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8736,8 +8741,8 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8748,7 +8753,7 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -8761,9 +8766,9 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8818,8 +8823,8 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8830,7 +8835,7 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -8843,9 +8848,9 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8906,8 +8911,8 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8918,7 +8923,7 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8931,9 +8936,9 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8988,8 +8993,8 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9000,7 +9005,7 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -9013,9 +9018,9 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9076,8 +9081,8 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if vec2._storage.root is _out_root and _check_pair(_name, 'out', out, vec2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9088,7 +9093,7 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                     raise
         else:
             with _device._guard():
@@ -9101,9 +9106,9 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9158,8 +9163,8 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if vec2._storage.root is _out_root and _check_pair(_name, 'out', out, vec2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9170,7 +9175,7 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                     raise
         else:
             with _device._guard():
@@ -9183,9 +9188,9 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9264,7 +9269,7 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -9277,9 +9282,9 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9352,7 +9357,7 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -9365,9 +9370,9 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9527,7 +9532,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9538,7 +9543,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9551,9 +9556,9 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9605,7 +9610,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9616,7 +9621,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9629,9 +9634,9 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9689,7 +9694,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9700,7 +9705,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9713,9 +9718,9 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9767,7 +9772,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9778,7 +9783,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9791,9 +9796,9 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9851,7 +9856,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9862,7 +9867,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9875,9 +9880,9 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9929,7 +9934,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9940,7 +9945,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9953,9 +9958,9 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10013,7 +10018,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10024,7 +10029,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10037,9 +10042,9 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10091,7 +10096,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10102,7 +10107,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10115,9 +10120,9 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10175,7 +10180,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10186,7 +10191,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10199,9 +10204,9 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10253,7 +10258,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10264,7 +10269,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10277,9 +10282,9 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10337,7 +10342,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10348,7 +10353,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10361,9 +10366,9 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10415,7 +10420,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10426,7 +10431,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10439,9 +10444,9 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10499,7 +10504,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10510,7 +10515,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10523,9 +10528,9 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10577,7 +10582,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10588,7 +10593,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10601,9 +10606,9 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10661,7 +10666,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10672,7 +10677,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10685,9 +10690,9 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10739,7 +10744,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10750,7 +10755,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10763,9 +10768,9 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10823,7 +10828,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10834,7 +10839,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10847,9 +10852,9 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10901,7 +10906,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10912,7 +10917,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10925,9 +10930,9 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10985,7 +10990,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10996,7 +11001,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11009,9 +11014,9 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11063,7 +11068,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11074,7 +11079,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11087,9 +11092,9 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11147,7 +11152,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11158,7 +11163,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11171,9 +11176,9 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11225,7 +11230,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11236,7 +11241,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11249,9 +11254,9 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11309,7 +11314,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11320,7 +11325,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11333,9 +11338,9 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11387,7 +11392,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11398,7 +11403,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11411,9 +11416,9 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11471,7 +11476,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11482,7 +11487,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11495,9 +11500,9 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11549,7 +11554,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11560,7 +11565,7 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11573,9 +11578,9 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11633,7 +11638,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11644,7 +11649,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11657,9 +11662,9 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11711,7 +11716,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11722,7 +11727,7 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11735,9 +11740,9 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11806,7 +11811,7 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -11819,9 +11824,9 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11884,7 +11889,7 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -11897,9 +11902,9 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12041,7 +12046,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12052,7 +12057,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                     raise
         else:
             with _device._guard():
@@ -12065,9 +12070,9 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12119,7 +12124,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12130,7 +12135,7 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                     raise
         else:
             with _device._guard():
@@ -12143,9 +12148,9 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12206,8 +12211,8 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
-            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12218,7 +12223,7 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                     raise
         else:
             with _device._guard():
@@ -12231,9 +12236,9 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12288,8 +12293,8 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
-            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12300,7 +12305,7 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                     raise
         else:
             with _device._guard():
@@ -12313,9 +12318,9 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12373,7 +12378,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12384,7 +12389,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                     raise
         else:
             with _device._guard():
@@ -12397,9 +12402,9 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12451,7 +12456,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12462,7 +12467,7 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                     raise
         else:
             with _device._guard():
@@ -12475,9 +12480,9 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12546,7 +12551,7 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -12559,9 +12564,9 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12624,7 +12629,7 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -12637,9 +12642,9 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12697,7 +12702,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12708,7 +12713,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -12721,9 +12726,9 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12775,7 +12780,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12786,7 +12791,7 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -12799,9 +12804,9 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12859,7 +12864,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12870,7 +12875,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -12883,9 +12888,9 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12937,7 +12942,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12948,7 +12953,7 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -12961,9 +12966,9 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13021,7 +13026,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13032,7 +13037,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -13045,9 +13050,9 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13099,7 +13104,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13110,7 +13115,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -13123,9 +13128,9 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13214,7 +13219,7 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -13227,9 +13232,9 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13312,7 +13317,7 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -13325,9 +13330,9 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13522,7 +13527,7 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -13535,9 +13540,9 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13620,7 +13625,7 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -13633,9 +13638,9 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13829,7 +13834,7 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -13842,9 +13847,9 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13926,7 +13931,7 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -13939,9 +13944,9 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14129,7 +14134,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                     raise
         else:
             with _device._guard():
@@ -14142,9 +14147,9 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14222,7 +14227,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                     raise
         else:
             with _device._guard():
@@ -14235,9 +14240,9 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14421,7 +14426,7 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -14434,9 +14439,9 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14518,7 +14523,7 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -14531,9 +14536,9 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14721,7 +14726,7 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -14734,9 +14739,9 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14814,7 +14819,7 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -14827,9 +14832,9 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -14995,7 +15000,7 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15008,9 +15013,9 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15074,7 +15079,7 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15087,9 +15092,9 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15245,7 +15250,7 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15258,9 +15263,9 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15324,7 +15329,7 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15337,9 +15342,9 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15495,7 +15500,7 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15508,9 +15513,9 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15574,7 +15579,7 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15587,9 +15592,9 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15745,7 +15750,7 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15758,9 +15763,9 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15824,7 +15829,7 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -15837,9 +15842,9 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -15995,7 +16000,7 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16008,9 +16013,9 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16074,7 +16079,7 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16087,9 +16092,9 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16245,7 +16250,7 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16258,9 +16263,9 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16324,7 +16329,7 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16337,9 +16342,9 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16495,7 +16500,7 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16508,9 +16513,9 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16574,7 +16579,7 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16587,9 +16592,9 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16745,7 +16750,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16758,9 +16763,9 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16824,7 +16829,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -16837,9 +16842,9 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -16994,7 +16999,7 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -17007,9 +17012,9 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17072,7 +17077,7 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -17085,9 +17090,9 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17259,7 +17264,7 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -17272,9 +17277,9 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17356,7 +17361,7 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -17369,9 +17374,9 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17563,7 +17568,7 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -17576,9 +17581,9 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17660,7 +17665,7 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -17673,9 +17678,9 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17858,7 +17863,7 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                     raise
         else:
             with _device._guard():
@@ -17871,9 +17876,9 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -17946,7 +17951,7 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                     raise
         else:
             with _device._guard():
@@ -17959,9 +17964,9 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18146,7 +18151,7 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                     raise
         else:
             with _device._guard():
@@ -18159,9 +18164,9 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18238,7 +18243,7 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                     raise
         else:
             with _device._guard():
@@ -18251,9 +18256,9 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18341,7 +18346,7 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -18354,9 +18359,9 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18438,7 +18443,7 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -18451,9 +18456,9 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18645,7 +18650,7 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -18658,9 +18663,9 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18742,7 +18747,7 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -18755,9 +18760,9 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -18949,7 +18954,7 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -18962,9 +18967,9 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19046,7 +19051,7 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19059,9 +19064,9 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19253,7 +19258,7 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19266,9 +19271,9 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19350,7 +19355,7 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19363,9 +19368,9 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19557,7 +19562,7 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19570,9 +19575,9 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19654,7 +19659,7 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19667,9 +19672,9 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19861,7 +19866,7 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19874,9 +19879,9 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -19958,7 +19963,7 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -19971,9 +19976,9 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -20165,7 +20170,7 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -20178,9 +20183,9 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -20262,7 +20267,7 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -20275,9 +20280,9 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -20469,7 +20474,7 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -20482,9 +20487,9 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -20566,7 +20571,7 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -20579,9 +20584,9 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -20773,7 +20778,7 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -20786,9 +20791,9 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -20870,7 +20875,7 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -20883,9 +20888,9 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21059,7 +21064,7 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -21072,9 +21077,9 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21138,7 +21143,7 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -21151,9 +21156,9 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21300,8 +21305,8 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21312,7 +21317,7 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -21325,9 +21330,9 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21382,8 +21387,8 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21394,7 +21399,7 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -21407,9 +21412,9 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21470,8 +21475,8 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21482,7 +21487,7 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -21495,9 +21500,9 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21552,8 +21557,8 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21564,7 +21569,7 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -21577,9 +21582,9 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21640,8 +21645,8 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21652,7 +21657,7 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -21665,9 +21670,9 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21722,8 +21727,8 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21734,7 +21739,7 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -21747,9 +21752,9 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21810,8 +21815,8 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21822,7 +21827,7 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -21835,9 +21840,9 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21892,8 +21897,8 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21904,7 +21909,7 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -21917,9 +21922,9 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -21980,8 +21985,8 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if vec2._storage.root is _out_root and _check_pair(_name, 'out', out, vec2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -21992,7 +21997,7 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                     raise
         else:
             with _device._guard():
@@ -22005,9 +22010,9 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22062,8 +22067,8 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if vec2._storage.root is _out_root and _check_pair(_name, 'out', out, vec2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22074,7 +22079,7 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                     raise
         else:
             with _device._guard():
@@ -22087,9 +22092,9 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22168,7 +22173,7 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -22181,9 +22186,9 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22256,7 +22261,7 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -22269,9 +22274,9 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22431,7 +22436,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22442,7 +22447,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22455,9 +22460,9 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22509,7 +22514,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22520,7 +22525,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22533,9 +22538,9 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22593,7 +22598,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22604,7 +22609,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22617,9 +22622,9 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22671,7 +22676,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22682,7 +22687,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22695,9 +22700,9 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22755,7 +22760,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22766,7 +22771,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22779,9 +22784,9 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22833,7 +22838,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22844,7 +22849,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22857,9 +22862,9 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22917,7 +22922,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -22928,7 +22933,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -22941,9 +22946,9 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -22995,7 +23000,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23006,7 +23011,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23019,9 +23024,9 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23079,7 +23084,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23090,7 +23095,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23103,9 +23108,9 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23157,7 +23162,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23168,7 +23173,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23181,9 +23186,9 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23241,7 +23246,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23252,7 +23257,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23265,9 +23270,9 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23319,7 +23324,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23330,7 +23335,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23343,9 +23348,9 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23403,7 +23408,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23414,7 +23419,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23427,9 +23432,9 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23481,7 +23486,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23492,7 +23497,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23505,9 +23510,9 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23565,7 +23570,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23576,7 +23581,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23589,9 +23594,9 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23643,7 +23648,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23654,7 +23659,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23667,9 +23672,9 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23727,7 +23732,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23738,7 +23743,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23751,9 +23756,9 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23805,7 +23810,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23816,7 +23821,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23829,9 +23834,9 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23889,7 +23894,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23900,7 +23905,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23913,9 +23918,9 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -23967,7 +23972,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -23978,7 +23983,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -23991,9 +23996,9 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24051,7 +24056,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24062,7 +24067,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24075,9 +24080,9 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24129,7 +24134,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24140,7 +24145,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24153,9 +24158,9 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24213,7 +24218,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24224,7 +24229,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24237,9 +24242,9 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24291,7 +24296,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24302,7 +24307,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24315,9 +24320,9 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24375,7 +24380,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24386,7 +24391,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24399,9 +24404,9 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24453,7 +24458,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24464,7 +24469,7 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24477,9 +24482,9 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24537,7 +24542,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24548,7 +24553,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24561,9 +24566,9 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24615,7 +24620,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24626,7 +24631,7 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -24639,9 +24644,9 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24710,7 +24715,7 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -24723,9 +24728,9 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24788,7 +24793,7 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -24801,9 +24806,9 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -24945,7 +24950,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -24956,7 +24961,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                     raise
         else:
             with _device._guard():
@@ -24969,9 +24974,9 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25023,7 +25028,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25034,7 +25039,7 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                     raise
         else:
             with _device._guard():
@@ -25047,9 +25052,9 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25110,8 +25115,8 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
-            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25122,7 +25127,7 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                     raise
         else:
             with _device._guard():
@@ -25135,9 +25140,9 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25192,8 +25197,8 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
-            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25204,7 +25209,7 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                     raise
         else:
             with _device._guard():
@@ -25217,9 +25222,9 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25277,7 +25282,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25288,7 +25293,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                     raise
         else:
             with _device._guard():
@@ -25301,9 +25306,9 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25355,7 +25360,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25366,7 +25371,7 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                     raise
         else:
             with _device._guard():
@@ -25379,9 +25384,9 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25450,7 +25455,7 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -25463,9 +25468,9 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25528,7 +25533,7 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -25541,9 +25546,9 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25601,7 +25606,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25612,7 +25617,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -25625,9 +25630,9 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25679,7 +25684,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25690,7 +25695,7 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -25703,9 +25708,9 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25763,7 +25768,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25774,7 +25779,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -25787,9 +25792,9 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25841,7 +25846,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25852,7 +25857,7 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -25865,9 +25870,9 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -25925,7 +25930,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -25936,7 +25941,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -25949,9 +25954,9 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -26003,7 +26008,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -26014,7 +26019,7 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -26027,9 +26032,9 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 

@@ -14,7 +14,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -26,6 +26,10 @@ _check_pair = COMMON.get('_check_pair')
 _check_writable = COMMON.get('_check_writable')
 _checked_planned_spec = COMMON.get('_checked_planned_spec')
 _checked_spec = COMMON.get('_checked_spec')
+_complete_after_condition = COMMON.get('_complete_after_condition')
+_copy_back = COMMON.get('_copy_back')
+_exact_shape = COMMON.get('_exact_shape')
+_finish_out = COMMON.get('_finish_out')
 _InplaceOut = COMMON.get('_InplaceOut')
 _is_sequence = VIEW_COMMON.get('_is_sequence')
 _list_device = COMMON.get('_list_device')
@@ -49,6 +53,7 @@ _SPEC_DTYPES = COMMON.get('_SPEC_DTYPES')
 _SPEC_SHAPES = COMMON.get('_SPEC_SHAPES')
 _Storage = COMMON.get('_Storage')
 _swap_storage = COMMON.get('_swap_storage')
+_temporary = COMMON.get('_temporary')
 _Tensor = COMMON.get('_Tensor')
 
 #: Each op's schema as data, keyed by its meta function's fingerprint (devtensor.structured.schema.
@@ -587,7 +592,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -600,9 +605,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -685,7 +690,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -698,9 +703,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -895,7 +900,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -908,9 +913,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -993,7 +998,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -1006,9 +1011,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1202,7 +1207,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1215,9 +1220,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1299,7 +1304,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1312,9 +1317,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1502,7 +1507,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                     raise
         else:
             with _device._guard():
@@ -1515,9 +1520,9 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1595,7 +1600,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                     raise
         else:
             with _device._guard():
@@ -1608,9 +1613,9 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rounding_mode=rounding_mode)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1794,7 +1799,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1807,9 +1812,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -1891,7 +1896,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -1904,9 +1909,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2094,7 +2099,7 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -2107,9 +2112,9 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2187,7 +2192,7 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -2200,9 +2205,9 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2368,7 +2373,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2381,9 +2386,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2447,7 +2452,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2460,9 +2465,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2618,7 +2623,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2631,9 +2636,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2697,7 +2702,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2710,9 +2715,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2868,7 +2873,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2881,9 +2886,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -2947,7 +2952,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -2960,9 +2965,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3118,7 +3123,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3131,9 +3136,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3197,7 +3202,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3210,9 +3215,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3368,7 +3373,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3381,9 +3386,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3447,7 +3452,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3460,9 +3465,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3618,7 +3623,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3631,9 +3636,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3697,7 +3702,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3710,9 +3715,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3868,7 +3873,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3881,9 +3886,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -3947,7 +3952,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -3960,9 +3965,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4118,7 +4123,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -4131,9 +4136,9 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4197,7 +4202,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -4210,9 +4215,9 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4367,7 +4372,7 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -4380,9 +4385,9 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4445,7 +4450,7 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -4458,9 +4463,9 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4632,7 +4637,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4645,9 +4650,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4729,7 +4734,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4742,9 +4747,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -4936,7 +4941,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -4949,9 +4954,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5033,7 +5038,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5046,9 +5051,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5231,7 +5236,7 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                     raise
         else:
             with _device._guard():
@@ -5244,9 +5249,9 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5319,7 +5324,7 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                     raise
         else:
             with _device._guard():
@@ -5332,9 +5337,9 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, min, max, ), _handler, _const_out, self, min, max)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5519,7 +5524,7 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                     raise
         else:
             with _device._guard():
@@ -5532,9 +5537,9 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5611,7 +5616,7 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                     raise
         else:
             with _device._guard():
@@ -5624,9 +5629,9 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (condition, self, other, ), _handler, _const_out, condition, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5714,7 +5719,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5727,9 +5732,9 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -5811,7 +5816,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -5824,9 +5829,9 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6018,7 +6023,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6031,9 +6036,9 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6115,7 +6120,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6128,9 +6133,9 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6322,7 +6327,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6335,9 +6340,9 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6419,7 +6424,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6432,9 +6437,9 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6626,7 +6631,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6639,9 +6644,9 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6723,7 +6728,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6736,9 +6741,9 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -6930,7 +6935,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -6943,9 +6948,9 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7027,7 +7032,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7040,9 +7045,9 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7234,7 +7239,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7247,9 +7252,9 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7331,7 +7336,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7344,9 +7349,9 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7538,7 +7543,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7551,9 +7556,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7635,7 +7640,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7648,9 +7653,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7842,7 +7847,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7855,9 +7860,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -7939,7 +7944,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -7952,9 +7957,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8146,7 +8151,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8159,9 +8164,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8243,7 +8248,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8256,9 +8261,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8432,7 +8437,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -8445,9 +8450,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8511,7 +8516,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -8524,9 +8529,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8673,8 +8678,8 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8685,7 +8690,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8698,9 +8703,9 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8755,8 +8760,8 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8767,7 +8772,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -8780,9 +8785,9 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8843,8 +8848,8 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8855,7 +8860,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -8868,9 +8873,9 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -8925,8 +8930,8 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -8937,7 +8942,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -8950,9 +8955,9 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9013,8 +9018,8 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9025,7 +9030,7 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -9038,9 +9043,9 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9095,8 +9100,8 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9107,7 +9112,7 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                     raise
         else:
             with _device._guard():
@@ -9120,9 +9125,9 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat2, ), _handler, _const_out, self, mat2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9183,8 +9188,8 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9195,7 +9200,7 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -9208,9 +9213,9 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9265,8 +9270,8 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9277,7 +9282,7 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                     raise
         else:
             with _device._guard():
@@ -9290,9 +9295,9 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9353,8 +9358,8 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if vec2._storage.root is _out_root and _check_pair(_name, 'out', out, vec2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9365,7 +9370,7 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                     raise
         else:
             with _device._guard():
@@ -9378,9 +9383,9 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9435,8 +9440,8 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if vec2._storage.root is _out_root: _check_pair(_name, 'out', out, vec2, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if vec2._storage.root is _out_root and _check_pair(_name, 'out', out, vec2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9447,7 +9452,7 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                     raise
         else:
             with _device._guard():
@@ -9460,9 +9465,9 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, vec2, ), _handler, _const_out, self, vec2)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9541,7 +9546,7 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -9554,9 +9559,9 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9629,7 +9634,7 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                     raise
         else:
             with _device._guard():
@@ -9642,9 +9647,9 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, mat1, mat2, ), _handler, _const_out, self, mat1, mat2, beta=beta, alpha=alpha)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9804,7 +9809,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9815,7 +9820,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9828,9 +9833,9 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9882,7 +9887,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9893,7 +9898,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9906,9 +9911,9 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -9966,7 +9971,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -9977,7 +9982,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -9990,9 +9995,9 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10044,7 +10049,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10055,7 +10060,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10068,9 +10073,9 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10128,7 +10133,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10139,7 +10144,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10152,9 +10157,9 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10206,7 +10211,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10217,7 +10222,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10230,9 +10235,9 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10290,7 +10295,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10301,7 +10306,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10314,9 +10319,9 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10368,7 +10373,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10379,7 +10384,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10392,9 +10397,9 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10452,7 +10457,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10463,7 +10468,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10476,9 +10481,9 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10530,7 +10535,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10541,7 +10546,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10554,9 +10559,9 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10614,7 +10619,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10625,7 +10630,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10638,9 +10643,9 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10692,7 +10697,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10703,7 +10708,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10716,9 +10721,9 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10776,7 +10781,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10787,7 +10792,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10800,9 +10805,9 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10854,7 +10859,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10865,7 +10870,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10878,9 +10883,9 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -10938,7 +10943,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -10949,7 +10954,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -10962,9 +10967,9 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11016,7 +11021,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11027,7 +11032,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11040,9 +11045,9 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11100,7 +11105,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11111,7 +11116,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11124,9 +11129,9 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11178,7 +11183,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11189,7 +11194,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11202,9 +11207,9 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, dtype=dtype, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11262,7 +11267,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11273,7 +11278,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11286,9 +11291,9 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11340,7 +11345,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11351,7 +11356,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11364,9 +11369,9 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11424,7 +11429,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11435,7 +11440,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11448,9 +11453,9 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11502,7 +11507,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11513,7 +11518,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11526,9 +11531,9 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, correction=correction, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11586,7 +11591,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11597,7 +11602,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11610,9 +11615,9 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11664,7 +11669,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11675,7 +11680,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11688,9 +11693,9 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, keepdim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11748,7 +11753,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11759,7 +11764,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11772,9 +11777,9 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11826,7 +11831,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11837,7 +11842,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11850,9 +11855,9 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11910,7 +11915,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11921,7 +11926,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -11934,9 +11939,9 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -11988,7 +11993,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -11999,7 +12004,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -12012,9 +12017,9 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12083,7 +12088,7 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -12096,9 +12101,9 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12161,7 +12166,7 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -12174,9 +12179,9 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12318,7 +12323,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12329,7 +12334,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                     raise
         else:
             with _device._guard():
@@ -12342,9 +12347,9 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12396,7 +12401,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12407,7 +12412,7 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                     raise
         else:
             with _device._guard():
@@ -12420,9 +12425,9 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_classes)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12483,8 +12488,8 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
-            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12495,7 +12500,7 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                     raise
         else:
             with _device._guard():
@@ -12508,9 +12513,9 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12565,8 +12570,8 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if input._storage.root is _out_root: _check_pair(_name, 'out', out, input, _out_may_be_input)
-            if target._storage.root is _out_root: _check_pair(_name, 'out', out, target, _out_may_be_input)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12577,7 +12582,7 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                     raise
         else:
             with _device._guard():
@@ -12590,9 +12595,9 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (input, target, ), _handler, _const_out, input, target)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12650,7 +12655,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12661,7 +12666,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                     raise
         else:
             with _device._guard():
@@ -12674,9 +12679,9 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12728,7 +12733,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12739,7 +12744,7 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                     raise
         else:
             with _device._guard():
@@ -12752,9 +12757,9 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12823,7 +12828,7 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -12836,9 +12841,9 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12901,7 +12906,7 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                     raise
         else:
             with _device._guard():
@@ -12914,9 +12919,9 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -12974,7 +12979,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -12985,7 +12990,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -12998,9 +13003,9 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13052,7 +13057,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13063,7 +13068,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -13076,9 +13081,9 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims, plan=_spec[2])
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13135,7 +13140,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13146,7 +13151,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -13159,9 +13164,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13212,7 +13217,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13223,7 +13228,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -13236,9 +13241,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13295,7 +13300,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13306,7 +13311,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -13319,9 +13324,9 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
@@ -13372,7 +13377,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            _check_overlap(_name, 'out', out, tensors, _out_may_be_input)
+            if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -13383,7 +13388,7 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    if _out_array is out._array: out._storage.version += 1
+                    _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                     raise
         else:
             with _device._guard():
@@ -13396,9 +13401,9 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        if _out_array is out._array: out._storage.version += 1
+                        _complete_after_condition(out, _out_array, (tensors, ), _handler, _const_out, tensors, dim)
                         raise
-        if _out_array is not out._array: _swap_storage(_name, out, _out_array)
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from types import ModuleType
 from typing import Any
+from weakref import ref as _ref
 
 import numpy as np
 
@@ -137,12 +138,13 @@ class Backend:
             and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
         )
 
-    def wrap(self, array: Any, device: Device) -> Tensor:
-        """A new tensor over ``array`` with a new storage (version 0)."""
+    def wrap(self, array: Any, device: Device, owned: bool = True) -> Tensor:
+        """A new tensor over ``array`` with a new storage (version 0). ``owned``: whether devtensor allocated
+        the memory (False for the caller's memory wrapped without a copy: such storage is never reallocated)."""
         t = _new(self.tensor_class)
         t._array = array
         t._device = device
-        t._storage = Storage(self.storage_root(array))
+        t._storage = Storage(self.storage_root(array), owned=owned)
         t._shape = array.shape
         t._dtype = array.dtype
         t._write_checked = False
@@ -153,8 +155,15 @@ class Backend:
         t = _new(self.tensor_class)
         t._array = array
         t._device = base._device
-        t._storage = base._storage
-        base._storage.viewed = True  # the storage now has a view
+        storage = t._storage = base._storage
+        # Track the views while they are alive (Storage.views), inline: this runs for every view made.
+        views = storage.views
+        if views is None:
+            storage.views = [_ref(base), _ref(t)]
+        else:
+            views.append(_ref(t))
+            if len(views) >= storage.view_limit:
+                storage.prune_views()
         t._shape = array.shape
         t._dtype = array.dtype
         t._write_checked = False

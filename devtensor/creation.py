@@ -179,7 +179,7 @@ def asarray(
             to_dtype(obj.dtype, op="asarray", arg="obj")  # type: ignore[attr-defined]
             # A view: the tensor holds its own array object, so reassigning the caller's array's shape or dtype
             # changes nothing of the tensor (the memory stays shared).
-            return backend_for(here).wrap(obj.view(), here)  # type: ignore[attr-defined]
+            return backend_for(here).wrap(obj.view(), here, owned=False)  # type: ignore[attr-defined]
         if copy is False:
             raise ArgumentValueError("asarray: copy=False, but a device or dtype change needs a copy")
         return _from_other("asarray", backend_for(target), backend_for(here), obj, target, dt or obj.dtype)  # type: ignore[attr-defined]
@@ -198,7 +198,7 @@ def asarray(
                     plain = plain.copy()
                 except MemoryError as error:
                     raise allocation_error("asarray", plain.shape, plain.dtype, target, error) from None
-            return backend.wrap(plain, target)
+            return backend.wrap(plain, target, owned=bool(copy))
         return on_device("asarray", target, _host_array("asarray", obj, dt), copy=True)
     if copy is False:
         raise ArgumentValueError(f"asarray: copy=False, but a {type(obj).__name__} must be copied into a tensor")
@@ -236,7 +236,7 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
     cpu = as_device("cpu")
     # A plain view: the tensor's own array object (see above), and no subclass semantics (np.matrix, a masked
     # array… keep their own indexing and reductions).
-    return backend_for(cpu).wrap(array.view(np.ndarray), cpu)
+    return backend_for(cpu).wrap(array.view(np.ndarray), cpu, owned=False)
 
 
 def from_dlpack(obj: Any) -> Tensor:
@@ -263,12 +263,13 @@ def from_dlpack(obj: Any) -> Tensor:
         _check_data_dtype("from_dlpack", array, "obj")
         cpu = as_device("cpu")
         # A view, so that the tensor's array object is its own even if the import handed back a shared one.
-        result = backend_for(cpu).wrap(array.view(np.ndarray), cpu)
+        result = backend_for(cpu).wrap(array.view(np.ndarray), cpu, owned=False)
         # NumPy's import ends its ``base`` chain at a capsule, which hides the producer's memory from the
         # overlap checks; for producers we know, use their storage root so that the tensor and other wrappers of
         # the same memory are compared as one storage (partial-overlap errors, no resize of an input).
         if isinstance(obj, Tensor):
             result._storage.root = obj._storage.root
+            obj._storage.add_view(obj, result)  # obj is never resized away from the memory result shares
         elif isinstance(obj, np.ndarray):
             result._storage.root = backend_for(cpu).storage_root(obj)
         return result
@@ -280,11 +281,12 @@ def from_dlpack(obj: Any) -> Tensor:
             array = cupy_module().from_dlpack(obj)
         to_dtype(array.dtype, op="from_dlpack", arg="obj")
         cuda_backend = backend_for(target)
-        cuda_result = cuda_backend.wrap(array.view(), target)
+        cuda_result = cuda_backend.wrap(array.view(), target, owned=False)
         # As for CPU data: known producers share their storage root, so the overlap checks see one storage.
         cuda_type = _cupy_ndarray_type()
         if isinstance(obj, Tensor):
             cuda_result._storage.root = obj._storage.root
+            obj._storage.add_view(obj, cuda_result)  # as for CPU data
         elif cuda_type is not None and isinstance(obj, cuda_type):
             cuda_result._storage.root = cuda_backend.storage_root(obj)
         return cuda_result

@@ -478,7 +478,10 @@ def _read_array(archive: Any, key: str, spec: _TensorSpec, device: Device) -> np
 def _to_tensor(array: np.ndarray[Any, Any] | None, spec: _TensorSpec, device: Device) -> Tensor:
     if array is None:
         return empty(spec.shape, dtype=spec.dtype, device=device)
-    return asarray(array, device=device)  # on the CPU, wraps the freshly read array without a copy
+    result = asarray(array, device=device)  # on the CPU, wraps the freshly read array without a copy
+    # That array is no caller's: the tensor owns its memory (an out= resize may reallocate it, as any result's).
+    result._storage.owned = True
+    return result
 
 
 def _build(node: dict[str, Any], tensors: dict[str, Tensor]) -> Any:

@@ -44,6 +44,7 @@ from devtensor.errors import (
     ScalarOverflowError,
     ShapeError,
 )
+from devtensor.storage import Storage
 
 if TYPE_CHECKING:
     from devtensor.backends import Backend
@@ -61,27 +62,6 @@ __all__ = [
 ]
 
 
-class Storage:
-    """The record every view of one piece of memory shares.
-
-    Attributes:
-        version: the version counter (PyTorch's): every mutation through any view bumps it by one.
-        root: the object that owns the memory; tensors with different roots never overlap.
-        viewed: whether a view was ever taken of the storage (an out with views is never resized: the views
-            would stop seeing it).
-    """
-
-    __slots__ = ("root", "version", "viewed")
-
-    def __init__(self, root: object, version: int = 0) -> None:
-        self.version = version
-        self.root = root
-        self.viewed = False
-
-    def __repr__(self) -> str:
-        return f"Storage(version={self.version}, viewed={self.viewed})"
-
-
 class Tensor(TensorOpMethods):
     """An n-dimensional array on a device, with a version counter shared by its views.
 
@@ -94,7 +74,7 @@ class Tensor(TensorOpMethods):
     The generic Tensor does not expose its backing array; refine it first (``devtensor.typed.as_cpu``).
     """
 
-    __slots__ = ("_array", "_device", "_dtype", "_shape", "_storage", "_write_checked")
+    __slots__ = ("__weakref__", "_array", "_device", "_dtype", "_shape", "_storage", "_write_checked")
     _backend: ClassVar[Backend]
     _array: Any
     _device: Device
@@ -354,7 +334,7 @@ class Tensor(TensorOpMethods):
             CastingError (TypeError): a complex Python number written into a real tensor.
             ScalarOverflowError (OverflowError): a Python int out of range, or an infinite float into an
                 integer tensor.
-            ValueError: a NaN written into an integer tensor.
+            ValueError: a NaN written into an integer tensor; ArgumentValueError for a zero slice step.
             IndexError: an index out of range.
             NoDataError: a bool tensor index on a meta tensor (the indexed shape depends on data).
         Nothing is written, and the version counter does not change, when it raises.
@@ -383,6 +363,8 @@ class Tensor(TensorOpMethods):
                 target = self._array[key]
         except IndexError as e:
             raise IndexOutOfRangeError(f"__setitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
+        except ValueError as e:  # e.g. a zero slice step (as __getitem__)
+            raise ArgumentValueError(f"__setitem__: {e} (index {index!r})") from None
         vshape: tuple[int, ...] = source.shape if isinstance(value, Tensor) else ()
         tshape: tuple[int, ...] = getattr(target, "shape", ())
         # NumPy and PyTorch drop leading length-1 dimensions of the value before broadcasting it.

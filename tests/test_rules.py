@@ -35,7 +35,7 @@ from devtensor import library
 from devtensor.backends import Backend, register_backend
 from devtensor.device import register_device_type
 from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, register_fallback, unregister_fallback
-from devtensor.errors import ArgumentTypeError, NoDataError, ScalarOverflowError, ShapeError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, NoDataError, ScalarOverflowError, ShapeError
 from devtensor.structured import StructuredOp, structured_op
 from devtensor.tensor import Tensor, TensorSpec
 from devtensor.typed import ConstOut, CPUTensor
@@ -1043,3 +1043,17 @@ def test_unrepresentable_sizes_give_a_devtensor_error_naming_the_op(call: Callab
         assert isinstance(error, dt.DevtensorError), f"{type(error).__name__}: {error}"
         assert op in str(error)
         assert isinstance(error, (ValueError, OverflowError, RuntimeError))
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta", "stand-in"])
+def test_setitem_with_a_zero_slice_step_is_a_devtensor_error(device: str, request: pytest.FixtureRequest) -> None:
+    if device == "stand-in":
+        request.getfixturevalue("fake_cupy")  # the CUDA stand-in
+        device = "cuda"
+    t = dt.zeros(4, device=device)
+    for index in (slice(None, None, 0), (slice(0, 4, 0),)):
+        with pytest.raises(ArgumentValueError, match=words("__setitem__", "step")):
+            t[index] = 1
+        with pytest.raises(ArgumentValueError, match=words("__getitem__", "step")):
+            t[index]
+    assert t.version == 0

@@ -429,8 +429,8 @@ def test_flip_and_clone_errors_and_out_rules() -> None:
     with pytest.raises(IndexError, match=words("flip", "'dims'", "2")):
         t.flip(2)
     snap = snapshot(t)
-    with pytest.raises(MemoryOverlapError, match=words("flip", "'out'")):
-        dt.flip(t, 0, out=t)
+    with pytest.raises(MemoryOverlapError, match=words("flip", "'out'", "partial overlap")):
+        dt.flip(t[0], 0, out=t.view(-1)[1:3])  # (out exactly t goes through a temporary: test_out_is_input.py)
     with pytest.raises(CastingError, match=words("clone", "float64", "int64")):
         dt.clone(t, out=dt.zeros(2, 2, dtype=dt.int64))
     assert_unchanged(snap)

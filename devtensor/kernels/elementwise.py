@@ -10,14 +10,14 @@ rules (see :mod:`devtensor.structured`). The Python operators are bound in :mod:
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ScalarOverflowError
-from devtensor.kernels.ufunc_family import D, arr, binary_ufunc, elementwise_doc, unary_ufunc, weak
+from devtensor.kernels.ufunc_family import D, arr, binary_ufunc, deferred_conditions, elementwise_doc, unary_ufunc, weak
 from devtensor.meta import (
     _IINFO,
     binary_ufunc_meta,
@@ -117,12 +117,13 @@ def _div(
     elif rounding_mode == "floor":
         xp.floor_divide(a, b, out=o)
     else:
-        q, r = xp.divmod(a, b)
-        if xp.asarray(q).dtype.kind in "iu":
-            # Floor differs from trunc where the exact quotient is negative and not whole: add one there.
-            xp.add(q, (r != 0) & ((xp.asarray(a) < 0) != (xp.asarray(b) < 0)), out=o, casting="unsafe")
-        else:
-            xp.trunc(xp.true_divide(a, b), out=o)
+        with deferred_conditions():  # (several steps: the write first, then a division by zero)
+            q, r = xp.divmod(a, b)
+            if xp.asarray(q).dtype.kind in "iu":
+                # Floor differs from trunc where the exact quotient is negative and not whole: add one there.
+                xp.add(q, (r != 0) & ((xp.asarray(a) < 0) != (xp.asarray(b) < 0)), out=o, casting="unsafe")
+            else:
+                xp.trunc(xp.true_divide(a, b), out=o)
 
 
 remainder = binary_ufunc(
@@ -192,6 +193,11 @@ def _sigmoid(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
     a, o = self._array, out.array
     # Branch on the input: a real input may be written into a complex out (-a would wrap for unsigned ints and
     # raise for bool there).
+    with deferred_conditions():  # several steps: conditions reported once the result is written
+        _sigmoid_steps(xp, a, o)
+
+
+def _sigmoid_steps(xp: ModuleType, a: Any, o: Any) -> None:
     if a.dtype.kind == "c":
         xp.divide(1, xp.add(1, xp.exp(xp.negative(a))), out=o)
         return

@@ -23,7 +23,7 @@ import numpy as np
 from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ShapeError
-from devtensor.kernels.ufunc_family import D
+from devtensor.kernels.ufunc_family import D, deferred_conditions
 from devtensor.meta import broadcast_shapes, check_int_scalar, ufunc_result_dtype
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
@@ -296,15 +296,17 @@ def _addmm(xp: ModuleType, self: D, mat1: D, mat2: D, *, beta: Scalar, alpha: Sc
     s, m1, m2 = self._array, mat1._array, mat2._array
     # Everything is computed into ``prod`` before the one write to ``out``, so out may be self (addmm_).
     dtype = np.result_type(s.dtype, m1.dtype, m2.dtype)
-    prod = _matmul_array(xp, m1.astype(dtype, copy=False), m2.astype(dtype, copy=False))
-    if alpha != 1:
-        xp.multiply(prod, alpha, out=prod)
-    if beta != 0:
-        term = s.astype(dtype, copy=False)
-        if beta != 1:
-            term = xp.multiply(term, beta)
-        xp.add(prod, term, out=prod)
-    xp.copyto(out.array, prod, casting="same_kind")
+    # (floating-point conditions of the steps are reported after the write: kernels/ufunc_family.py)
+    with deferred_conditions():
+        prod = _matmul_array(xp, m1.astype(dtype, copy=False), m2.astype(dtype, copy=False))
+        if alpha != 1:
+            xp.multiply(prod, alpha, out=prod)
+        if beta != 0:
+            term = s.astype(dtype, copy=False)
+            if beta != 1:
+                term = xp.multiply(term, beta)
+            xp.add(prod, term, out=prod)
+        xp.copyto(out.array, prod, casting="same_kind")
 
 
 for _op in (matmul, mm, bmm, dot, outer):

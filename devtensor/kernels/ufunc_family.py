@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from types import TracebackType
 from typing import Any, Final, TypeVar
 
 import numpy as np
@@ -30,7 +31,17 @@ from devtensor.tensor import Tensor
 from devtensor.typed import CPUTensor, CUDATensor
 from devtensor.typed.const_out import InplaceOut
 
-__all__ = ["D", "arr", "binary_ufunc", "elementwise_doc", "errstate", "register_xp", "unary_ufunc", "weak"]
+__all__ = [
+    "D",
+    "arr",
+    "binary_ufunc",
+    "deferred_conditions",
+    "elementwise_doc",
+    "errstate",
+    "register_xp",
+    "unary_ufunc",
+    "weak",
+]
 
 _np: Final = np
 #: The tensors of a kernel for both devices: all CPUTensor (``xp`` is NumPy) or all CUDATensor (CuPy).
@@ -53,6 +64,46 @@ def errstate(xp: Any, **kwargs: str) -> contextlib.AbstractContextManager[Any]:
     """NumPy's ``np.errstate(**kwargs)`` when ``xp`` is NumPy; nothing for other array modules (CuPy reports
     no floating-point errors)."""
     return np.errstate(**kwargs) if xp is _np else contextlib.nullcontext()  # type: ignore[arg-type]
+
+
+# One NumPy call that raises each floating-point condition, so that replaying it goes through the caller's own
+# np.errstate settings (warn, raise, call, print, log or ignore), in NumPy's order of checks.
+_CONDITIONS: Final = (
+    ("divide by zero", lambda: np.divide(np.ones(()), np.zeros(()))),
+    ("overflow", lambda: np.multiply(np.full((), 1e308), np.full((), 10.0))),
+    ("underflow", lambda: np.multiply(np.full((), 1e-308), np.full((), 1e-308))),
+    ("invalid value", lambda: np.subtract(np.full((), np.inf), np.full((), np.inf))),
+)
+
+
+class deferred_conditions:
+    """Run a multi-step kernel with NumPy's floating-point conditions (divide by zero, overflow, underflow,
+    invalid value) recorded rather than reported, then report each one seen, once, through the caller's
+    ``np.errstate`` settings: so a condition that a warnings filter or ``np.errstate(...='raise')`` turns into
+    an error surfaces after the kernel wrote its whole result, never between two of its steps (the rule of
+    docs in :mod:`devtensor.structured.rules`: the write happens, then the condition). A kernel that is one
+    ufunc call needs none of this (NumPy checks after the loop). Nothing is reported when the body raises."""
+
+    __slots__ = ("_seen", "_state")
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self._state = np.errstate(all="call", call=self._record)
+
+    def _record(self, kind: str, flag: int) -> None:
+        self._seen.add(kind)
+
+    def __enter__(self) -> None:
+        self._state.__enter__()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self._state.__exit__(kind, error, trace)
+        if kind is None and self._seen:
+            for condition, trigger in _CONDITIONS:
+                if condition in self._seen:
+                    trigger()
 
 
 def arr(x: Tensor | Scalar | None) -> Any:
@@ -155,7 +206,11 @@ def binary_ufunc(name: str, ufunc: np.ufunc, *, doc: str, alpha: bool = False, c
             a = o if type(out) is InplaceOut else self._array if isinstance(self, Tensor) else self
             b = other._array if isinstance(other, Tensor) else other
             if alpha != 1 or type(alpha) is complex:
-                b = _scaled(xp, a, b, alpha)
+                # Two steps: a condition of the product is reported after the write, not before it.
+                with deferred_conditions():
+                    b = _scaled(xp, a, b, alpha)
+                    (ufunc if xp is _np else getattr(xp, cp_name))(a, b, out=o)
+                return
             (ufunc if xp is _np else getattr(xp, cp_name))(a, b, out=o)
 
     elif ufunc in _COMPARISONS:

@@ -48,10 +48,15 @@ COMMON: Final[dict[str, Any]] = {
     "_PlannedSpec": PlannedSpec,
     "_SPEC_SHAPES": rules.SPEC_SHAPES,
     "_SPEC_DTYPES": rules.SPEC_DTYPES,
+    "_exact_shape": rules.exact_shape,
     "_list_device": rules.list_device,
     "_prepare_out": rules.prepare_out,
     "_prepare_inplace": rules.prepare_inplace,
     "_swap_storage": rules.swap_storage,
+    "_finish_out": rules.finish_out,
+    "_copy_back": rules.copy_back,
+    "_temporary": rules.temporary,
+    "_complete_after_condition": rules.complete_after_condition,
     "_Storage": Storage,
     "_check_pair": rules.check_pair,
     "_modes": modes.ACTIVE,
@@ -171,11 +176,14 @@ def _guarded(body: list[str], indent: str) -> list[str]:
     return lines
 
 
-def _impl_call(call: str, array: str, target: str | None = None, inplace: bool = False) -> list[str]:
-    """Build the ConstOut over ``array`` (a fresh view; an :class:`InplaceOut` for the ``inplace`` variant) and
-    call the handler with it. For an existing ``target`` (out, inplace self), memory made read-only behind
-    devtensor's back after its writability was checked and cached makes NumPy refuse the write before writing:
-    that surfaces as ReadOnlyError (a try costs nothing in CPython 3.11 when nothing is raised)."""
+def _impl_call(
+    call: str, array: str, target: str | None = None, inplace: bool = False, inputs: str = "()"
+) -> list[str]:
+    """Build the ConstOut over ``array`` (a fresh view; an :class:`InplaceOut` for the ``inplace`` variant when
+    ``array`` is self's own) and call the handler with it. For an existing ``target`` (out, inplace self), memory
+    made read-only behind devtensor's back after its writability was checked and cached makes NumPy refuse the
+    write before writing: that surfaces as ReadOnlyError (a try costs nothing in CPython 3.11 when nothing is
+    raised)."""
     call_line = f"    _handler({call}, out=_const_out)"
     if target is None:
         body = [call_line]
@@ -186,15 +194,21 @@ def _impl_call(call: str, array: str, target: str | None = None, inplace: bool =
             "    except ValueError:",
             f"        _check_writable(_name, {target!r}, {target})",
             "        raise",
-            # NumPy reports overflow and invalid values (warnings made errors, np.errstate(...='raise')) after
-            # writing: the data changed, so the version counter does too.
+            # A floating-point condition made an error (a warnings filter, np.errstate(...='raise')): the result
+            # is written (the kernel run to the end where it can be: rules.complete_after_condition), the
+            # version bumped, then the error propagates. An inplace self's own memory: the kernel wrote it all.
             "    except (Warning, FloatingPointError):",
             f"        {target}._storage.version += 1"
             if array == f"{target}._array"
-            else f"        if {array} is {target}._array: {target}._storage.version += 1",
+            else f"        _complete_after_condition({target}, {array}, {inputs}, _handler, _const_out, {call})",
             "        raise",
         ]
-    new = "    _const_out = _InplaceOut()" if inplace else "    _const_out = _new_const_out()"
+    if not inplace:
+        new = "    _const_out = _new_const_out()"
+    elif array == f"{target}._array":
+        new = "    _const_out = _InplaceOut()"
+    else:  # (a temporary is not self's memory: a kernel must not read self through it)
+        new = f"    _const_out = _InplaceOut() if {array} is {target}._array else _new_const_out()"
     return ["if _handler is not _META_ONLY:", new, f"    _set_out_array(_const_out, {array}.view())", *body]
 
 
@@ -203,11 +217,16 @@ def _builtin(op: StructuredOp) -> bool:
     return op.module.split(".")[0] == "devtensor"
 
 
-def _overlap_lines(params: Sequence[Param], target: str, indent: str, *, skip_self: bool, first: int = 0) -> list[str]:
+def _overlap_lines(
+    params: Sequence[Param], target: str, indent: str, *, skip_self: bool, through: bool, first: int = 0
+) -> list[str]:
     """Inline overlap checks of ``target`` (storage root in ``_out_root``) against each tensor param (``params`` are
-    the op's from index ``first`` on: the flags of :func:`_flag` are numbered by the op's parameters)."""
+    the op's from index ``first`` on: the flags of :func:`_flag` are numbered by the op's parameters).
+    ``through``: the op cannot write over its input, so ``target`` exactly an input makes ``_out_array`` a
+    temporary (rules.check_pair returns True then); an inplace self passed again is then checked too."""
     op_text = "_name"
     arg = "'self'" if skip_self else "'out'"
+    act = f"_out_array = _temporary(_name, {target})"
     lines: list[str] = []
     for p in params:
         n = p.name
@@ -219,11 +238,13 @@ def _overlap_lines(params: Sequence[Param], target: str, indent: str, *, skip_se
             else:
                 is_tensor = ""  # checked to be a tensor
             cond = f"{is_tensor}{n}._storage.root is _out_root"
-            if skip_self:
+            if skip_self and not through:
                 cond += f" and {n} is not {target}"
-            lines.append(f"{indent}if {cond}: _check_pair({op_text}, {arg}, {target}, {n}, _out_may_be_input)")
+            check = f"_check_pair({op_text}, {arg}, {target}, {n}, _out_may_be_input)"
+            lines.append(f"{indent}if {cond} and {check}: {act}" if through else f"{indent}if {cond}: {check}")
         elif p.category == TENSOR_LIST:
-            lines.append(f"{indent}_check_overlap({op_text}, {arg}, {target}, {n}, _out_may_be_input)")
+            check = f"_check_overlap({op_text}, {arg}, {target}, {n}, _out_may_be_input)"
+            lines.append(f"{indent}if {check}: {act}" if through else f"{indent}{check}")
     if not lines:
         lines.append(f"{indent}pass")
     return lines
@@ -235,20 +256,22 @@ def _spec_check_lines(op: StructuredOp) -> list[str]:
     it), the dtype one set lookup; anything else goes through :func:`_checked_spec`."""
     if _builtin(op):
         return []
+    # (5.0,) == (5,): a hit on another object than the cached one counts only for exact Python ints, so a result is
+    # judged the same whether cached or not; a list (unhashable) is never looked up: the full check names it.
     if op.schema.plan is not None:
         return [
-            "    _shape = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is _PlannedSpec else None",
-            "    if _shape is None or _spec[1] not in _SPEC_DTYPES:",
+            "    _shape = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is _PlannedSpec and type(_spec[0]) is tuple"
+            " else None",
+            "    if _shape is None or _spec[1] not in _SPEC_DTYPES or (_shape is not _spec[0] and not"
+            " _exact_shape(_spec[0])):",
             "        _spec = _checked_planned_spec(_name, _spec)",
-            "    elif _shape is not _spec[0]:",
-            "        _spec = _PlannedSpec(_shape, _spec[1], _spec[2])",
         ]
     return [
-        "    _shape = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is tuple and len(_spec) == 2 else None",
-        "    if _shape is None or _spec[1] not in _SPEC_DTYPES:",
+        "    _shape = _SPEC_SHAPES.get(_spec[0]) if type(_spec) is tuple and len(_spec) == 2 and type(_spec[0]) is"
+        " tuple else None",
+        "    if _shape is None or _spec[1] not in _SPEC_DTYPES or (_shape is not _spec[0] and not"
+        " _exact_shape(_spec[0])):",
         "        _spec = _checked_spec(_name, _spec)",
-        "    elif _shape is not _spec[0]:",
-        "        _spec = (_shape, _spec[1])",
     ]
 
 
@@ -355,11 +378,12 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
             "    else:",
             "        _out_array = out._array",
             "        _out_root = out._storage.root",
-            *_overlap_lines(params, "out", "        ", skip_self=False),
+            *_overlap_lines(params, "out", "        ", skip_self=False, through=not op.out_may_be_input),
         ]
-        lines += _guarded(_impl_call(call, "_out_array", "out"), "    ")
+        lines += _guarded(_impl_call(call, "_out_array", "out", inputs=inputs), "    ")
         lines += [
-            "    if _out_array is not out._array: _swap_storage(_name, out, _out_array)",
+            # (a resized result, or a temporary when out is an input of an op that cannot write over it)
+            "    if _out_array is not out._array: _finish_out(_name, out, _out_array)",
             "    out._storage.version += 1",
             "    return out",
         ]
@@ -378,12 +402,28 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
             f"    _handler = _handlers.get({key_text})",
             f"    if _handler is None: _handler = _resolve({key_text}, str(_device))",
             f"    if _spec[0] != {first}._shape or _spec[1] is not {first}._dtype or not {first}._write_checked:",
-            f"        _prepare_inplace(_name, {first}, _spec, {others}, _out_may_be_input)",
-            "    else:",
-            f"        _out_root = {first}._storage.root",
-            *_overlap_lines(params[1:], first, "        ", skip_self=True),
         ]
-        lines += _guarded(_impl_call(call, f"{first}._array", first, inplace=True), "    ")
+        if op.out_may_be_input:
+            # Writes self's own memory always: no temporary, nothing more on the hot path.
+            lines += [
+                f"        _prepare_inplace(_name, {first}, _spec, {others}, _out_may_be_input)",
+                "    else:",
+                f"        _out_root = {first}._storage.root",
+                *_overlap_lines(params[1:], first, "        ", skip_self=True, through=False),
+            ]
+            lines += _guarded(_impl_call(call, f"{first}._array", first, inplace=True), "    ")
+        else:
+            # Another input exactly self (self passed again included): computed into a temporary, copied in.
+            lines += [
+                f"        _out_array = _prepare_inplace(_name, {first}, _spec, {others}, _out_may_be_input)",
+                "    else:",
+                f"        _out_array = {first}._array",
+                f"        _out_root = {first}._storage.root",
+                *_overlap_lines(params[1:], first, "        ", skip_self=True, through=True),
+            ]
+            every = "(" + "".join(f"{n}, " for n in tensor_names) + ")"
+            lines += _guarded(_impl_call(call, "_out_array", first, inplace=True, inputs=every), "    ")
+            lines.append(f"    if _out_array is not {first}._array: _copy_back({first}, _out_array)")
         lines += [f"    {first}._storage.version += 1", f"    return {first}"]
     return fname, lines
 

@@ -1,5 +1,28 @@
 """The common rules the fronts apply around a kernel: argument and device errors, the validation of custom meta
-results, PyTorch's out and inplace rules (dtype casting, resize, writability), and the overlap checks."""
+results, PyTorch's out and inplace rules (dtype casting, resize, writability), and the overlap checks.
+
+The rules, in full (PyTorch's where it has one):
+
+- **out resize.** An ``out`` of the result's shape is written in place. Of another shape it is resized (new
+  memory of the result's shape and ``out``'s dtype, the version carried forward and bumped), with a UserWarning
+  when it had elements (PyTorch's deprecation; an empty out silently), unless: it is also an input (ShapeError,
+  never resized); its memory is not devtensor's (``from_numpy``, ``asarray`` without a copy, ``from_dlpack``:
+  ShapeError, as PyTorch's storage from NumPy is not resizable; the caller's array would silently stop seeing the
+  tensor); or another tensor is alive on its memory (a view of it, or the base it views: ShapeError, the others
+  would stop seeing it; views are tracked while alive, :class:`~devtensor.tensor.Storage`). Read-only memory is
+  a ReadOnlyError first. A refused resize changes nothing.
+- **out an input.** ``out`` exactly one of the inputs (the same elements) is fine for every op: ops whose kernel
+  may write over its input (``out_may_be_input``: elementwise ops, ``addmm``, ``clone``) write directly; every
+  other op (matmul family, softmax, flip, reductions, cat, …) writes a temporary that is then copied into
+  ``out`` (as NumPy does), so the values are the functional call's; an inplace variant of such an op with another
+  input exactly ``self`` likewise. A partial overlap between ``out`` (or an inplace ``self``) and an input is a
+  MemoryOverlapError (PyTorch's rule), whatever the op.
+- **floating-point conditions.** Divide by zero, invalid and overflow are properties of the values, not bad
+  input: the result is written and the version bumped, then NumPy's warning is emitted. If a warnings filter or
+  ``np.errstate(...='raise')`` makes it an error, the write has happened (as in NumPy): the one exception to "a
+  call that raises changes nothing"; the version moves if and only if the data moved (an out being resized keeps
+  its memory and version then). See :func:`complete_after_condition`.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +31,8 @@ import typing
 import warnings
 from collections.abc import Sequence
 from typing import Any, Final
+
+import numpy as np
 
 from devtensor.device import Device
 from devtensor.dtypes import SUPPORTED, check_cast, to_dtype
@@ -66,16 +91,37 @@ SPEC_SHAPES: dict[tuple[int, ...], tuple[int, ...]] = {}
 SPEC_DTYPES: Final = SUPPORTED
 
 
+def exact_shape(shape: tuple[Any, ...]) -> bool:
+    """Whether every dim of ``shape`` is exactly a Python int (not a float, bool or NumPy integer equal to one):
+    the fronts' test that a cache hit of an equal shape is the same answer the full check gives."""
+    return all(type(d) is int for d in shape)
+
+
 def checked_spec(op: str, spec: object) -> TensorSpec:
-    """A custom op's meta result, validated: ``(shape, dtype)`` with a tuple of non-negative Python ints and a
-    supported dtype (a user meta function may return anything; built-in ones are trusted)."""
+    """A custom op's meta result, validated: ``(shape, dtype)`` with a tuple of non-negative ints (Python ints or
+    integers by ``__index__``, such as NumPy's; not floats, even whole ones) and a supported dtype (a user meta
+    function may return anything; built-in ones are trusted). The same answer every time: the fronts' cache of
+    shapes seen valid only skips this for a result this function would accept (see :func:`exact_shape`).
+
+    Raises:
+        ArgumentTypeError: not a 2-tuple; a shape that is not a tuple (a list, …) or has a dim that is not an
+            int; no dtype or an unsupported one.
+        ArgumentValueError: a negative dim.
+    """
     if not isinstance(spec, tuple) or len(spec) != 2:
-        raise ArgumentTypeError(f"{op}: the meta function must return (shape, dtype), got {spec!r}")
+        raise ArgumentTypeError(f"{op}: the meta function must return (shape, dtype), got {_short(spec)}")
     raw_shape, raw_dtype = spec
+    if not isinstance(raw_shape, tuple):
+        raise ArgumentTypeError(
+            f"{op}: the meta function returned a shape that is not a tuple of ints: {type(raw_shape).__name__} "
+            f"{_short(raw_shape)}"
+        )
     try:
         shape = tuple(operator.index(d) for d in raw_shape)
     except TypeError:
-        raise ArgumentTypeError(f"{op}: the meta function returned a shape that is not ints: {raw_shape!r}") from None
+        raise ArgumentTypeError(
+            f"{op}: the meta function returned a shape that is not a tuple of ints: {_short(raw_shape)}"
+        ) from None
     if any(d < 0 for d in shape):
         raise ArgumentValueError(f"{op}: the meta function returned a negative dimension: {shape}")
     if raw_dtype is None:
@@ -143,37 +189,62 @@ def check_writable(op: str, arg: str, t: Tensor) -> None:
         )
 
 
-def check_overlap(op: str, arg: str, out: Tensor, inputs: Sequence[Any], out_may_be_input: bool) -> None:
-    """Partial overlap between ``out`` and any input is an error; exact aliasing only where the op allows it
-    (``out_may_be_input``)."""
+def check_overlap(op: str, arg: str, out: Tensor, inputs: Sequence[Any], out_may_be_input: bool) -> bool:
+    """Partial overlap between ``out`` and any input is an error (MemoryOverlapError). Returns whether ``out`` is
+    exactly one of the inputs of an op that cannot write over its input (not ``out_may_be_input``): the caller
+    then computes into a temporary and copies (see :func:`check_pair`)."""
     root = out._storage.root
+    through = False
     for x in inputs:
         if isinstance(x, Tensor):
-            if x._storage.root is root:
-                check_pair(op, arg, out, x, out_may_be_input)
+            if x._storage.root is root and check_pair(op, arg, out, x, out_may_be_input):
+                through = True
         elif isinstance(x, (list, tuple)):
-            check_overlap(op, arg, out, x, out_may_be_input)
+            through = check_overlap(op, arg, out, x, out_may_be_input) or through
+    return through
 
 
-def check_pair(op: str, arg: str, out: Tensor, x: Tensor, out_may_be_input: bool) -> None:
+def check_pair(op: str, arg: str, out: Tensor, x: Tensor, out_may_be_input: bool) -> bool:
+    """The overlap rule for the written-to tensor ``out`` and an input ``x`` of the same storage (PyTorch's):
+    partial overlap raises MemoryOverlapError; ``x`` exactly ``out`` (the same elements) is fine when the op may
+    write over its input (``out_may_be_input``: elementwise ops) and otherwise returns True: the front computes
+    into a temporary and copies it into ``out`` (as NumPy does for an output that is an input), so the values
+    are the functional call's. False: no overlap, or an alias the kernel handles."""
     backend = out._backend
     if x is out or backend.same_layout(x._array, out._array):
-        if out_may_be_input:
-            return
-        raise MemoryOverlapError(
-            f"{op}: argument '{arg}' is also an input; this op cannot write into one of its inputs"
-        )
+        return not out_may_be_input
     if backend.shares_memory(x._array, out._array):
         raise MemoryOverlapError(
             f"{op}: unsupported operation: some elements of an input and of the written-to tensor '{arg}' "
             "refer to a single memory location (partial overlap); call .clone() on the input first"
         )
+    return False
 
 
-def prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[Any], out_may_be_input: bool) -> None:
+def temporary(op: str, target: Tensor) -> Any:
+    """A new array of ``target``'s shape and dtype on its device, for an op that cannot write over its input
+    when ``target`` (out, or an inplace self) is one: the kernel writes it, :func:`finish_out` copies it in.
+
+    Raises:
+        OutOfMemoryError: the memory for it is not there (nothing has changed).
+    """
+    backend = target._backend
+    spec = (target._shape, target._dtype)
+    guard = backend.guard(target._device)
+    try:
+        if guard is None:
+            return backend.alloc(target._shape, target._dtype)
+        with guard:
+            return backend.alloc(target._shape, target._dtype)
+    except (ValueError, MemoryError) as e:
+        alloc_failed(op, spec, e, target._device)
+
+
+def prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[Any], out_may_be_input: bool) -> Any:
     """PyTorch's inplace rules: the result shape equals ``self.shape`` (self never broadcasts), the result
     dtype casts to ``self.dtype`` (same_kind), self is writable, has no internal overlap, and does not
-    partially overlap another input (``others``)."""
+    partially overlap another input (``others``). Returns the array to write: ``self``'s own, or a temporary
+    (:func:`temporary`) when another input is exactly ``self`` and the op cannot write over its input."""
     if spec[0] != self._shape:
         raise ShapeError(
             f"{op}: output with shape {list(self._shape)} doesn't match the broadcast shape {list(spec[0])} "
@@ -188,12 +259,17 @@ def prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[An
             check_no_internal_overlap(op, "self", self)
             self._write_checked = True
         root = self._storage.root
+        through = False
         for x in others:
             if isinstance(x, Tensor):
-                if x._storage.root is root and x is not self:
-                    check_pair(op, "self", self, x, out_may_be_input)
+                # (self passed again is an input like any other: fine where the op may write over its input)
+                if x._storage.root is root and check_pair(op, "self", self, x, out_may_be_input):
+                    through = True
             elif isinstance(x, (list, tuple)):
-                check_overlap(op, "self", self, [t for t in x if t is not self], out_may_be_input)
+                through = check_overlap(op, "self", self, x, out_may_be_input) or through
+        if through:
+            return temporary(op, self)
+    return arr
 
 
 def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], out_may_be_input: bool) -> Any:
@@ -212,14 +288,23 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], o
                     f"{op}: argument 'out' of shape {list(out._shape)} is also an input and would need a resize "
                     f"to {list(shape)}; an out that is also an input is never resized"
                 )
-        if out._storage.viewed:
-            # A view, or a tensor with views: resizing would give out new memory that the others do not see
-            # (PyTorch resizes the shared storage in place instead). Refused; nothing has changed yet.
+        check_writable(op, "out", out)  # (read-only memory is the first reason: it is never written at all)
+        storage = out._storage
+        if not storage.owned:
+            # The caller's memory (from_numpy, asarray, from_dlpack): new memory for out would silently leave
+            # the caller's array behind (PyTorch: such storage is not resizable). Nothing has changed yet.
             raise ShapeError(
-                f"{op}: argument 'out' of shape {list(out._shape)} shares its memory with views and cannot be "
-                f"resized to {list(shape)}; pass an out of that shape"
+                f"{op}: argument 'out' of shape {list(out._shape)} wraps memory devtensor does not own (from "
+                f"from_numpy, asarray or from_dlpack) and cannot be resized to {list(shape)}; pass an out of that "
+                "shape"
             )
-        check_writable(op, "out", out)
+        if storage.views is not None and storage.others_alive(out):
+            # A view, or a tensor with live views: resizing would give out new memory that the others do not
+            # see (PyTorch resizes the shared storage in place instead). Refused; nothing has changed yet.
+            raise ShapeError(
+                f"{op}: argument 'out' of shape {list(out._shape)} shares its memory with live views and cannot "
+                f"be resized to {list(shape)}; pass an out of that shape"
+            )
         guard = backend.guard(out._device)
         try:
             if guard is None:
@@ -233,8 +318,68 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], o
             check_writable(op, "out", out)
             check_no_internal_overlap(op, "out", out)
             out._write_checked = True
-        check_overlap(op, "out", out, inputs, out_may_be_input)
+        if check_overlap(op, "out", out, inputs, out_may_be_input):
+            return temporary(op, out)
     return arr
+
+
+def finish_out(op: str, out: Tensor, array: Any) -> None:
+    """After the impl wrote ``array`` instead of ``out``'s own: a temporary of ``out``'s shape (``out`` was an
+    input of an op that cannot write over its input) is copied into ``out``; an array of another shape is the
+    resized result, given to ``out`` by :func:`swap_storage`. The caller bumps the version."""
+    if array.shape == out._shape:
+        copy_back(out, array)
+    else:
+        swap_storage(op, out, array)
+
+
+def copy_back(target: Tensor, array: Any) -> None:
+    """Copy the temporary ``array`` (same shape and dtype) into ``target``'s memory, on its device."""
+    backend = target._backend
+    if not backend.has_data:
+        return
+    guard = backend.guard(target._device)
+    if guard is None:
+        target._array[...] = array
+    else:
+        with guard:
+            target._array[...] = array
+
+
+def complete_after_condition(
+    target: Tensor, array: Any, inputs: Sequence[Any], handler: Any, const_out: Any, /, *args: Any, **kwargs: Any
+) -> None:
+    """The rule for a floating-point condition (divide by zero, invalid, overflow: a property of the values,
+    not bad input) that a warnings filter or ``np.errstate(...='raise')`` turned into an error while the impl
+    wrote ``array`` for ``target`` (out, or an inplace self): the result is written and the version bumped, then
+    the error propagates (the front re-raises it), as NumPy's ufuncs do. A kernel may have stopped between two
+    steps; when none of its inputs is the memory it writes (a fresh temporary, or an out no input shares), it is
+    run again to the end with the conditions silenced (its inputs are unchanged, so the values are the same).
+    When the written memory is also an input the kernel cannot be re-run: it must itself write completely before
+    reporting (one ufunc call does; several steps run under ``kernels.ufunc_family.deferred_conditions``).
+    Called only on that exception path: nothing of this is on the path of a call that succeeds."""
+    if array is not target._array and array.shape != target._shape:
+        return  # the resized result of an out: out keeps its memory and version (its data did not move)
+    if array is not target._array or not any(
+        x._storage.root is target._storage.root and target._backend.shares_memory(x._array, array)
+        for x in _flat_tensors(inputs)
+    ):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            handler(*args, out=const_out, **kwargs)
+    written_then_raised(target, array)
+
+
+def written_then_raised(target: Tensor, array: Any) -> None:
+    """The impl wrote ``array`` completely and then a floating-point condition surfaced as an error (a warning
+    made an error, ``np.errstate(...='raise')``): the result counts as written, as NumPy's does. ``target``'s
+    own memory or a temporary for it (copied in) moves its version; a resized result is dropped, so ``out``
+    keeps its memory and its version (the version moves if and only if the data moved)."""
+    if array is target._array:
+        target._storage.version += 1
+    elif array.shape == target._shape:
+        copy_back(target, array)
+        target._storage.version += 1
 
 
 def swap_storage(op: str, out: Tensor, array: Any) -> None:

@@ -1,0 +1,149 @@
+"""The out= resize rule and storage ownership: an out of the wrong shape is resized (PyTorch's rule: a
+UserWarning when it had elements) unless another tensor is alive on its memory (a view, or the base of one) or
+devtensor does not own the memory (from_numpy, asarray, from_dlpack): then an error and nothing changes."""
+
+from __future__ import annotations
+
+import gc
+import warnings
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+import devtensor as dt
+
+
+def _resize_warns(out: dt.Tensor) -> None:
+    with pytest.warns(UserWarning, match="resized"):
+        dt.add(dt.arange(5), 1, out=out)
+    assert out.shape == (5,)
+    np.testing.assert_array_equal(np.asarray(out.cpu()), [1, 2, 3, 4, 5])
+
+
+def _refused(out: dt.Tensor, reason: str) -> None:
+    before = (out.shape, out.version, out._array)
+    with pytest.raises(dt.ShapeError, match=reason) as info:
+        dt.add(dt.arange(5, device=out.device), 1, out=out)
+    assert "add" in str(info.value) and "'out'" in str(info.value)
+    assert (out.shape, out.version) == before[:2] and out._array is before[2]
+
+
+@pytest.mark.parametrize(
+    "make_view",
+    [
+        lambda o: o.contiguous(),
+        lambda o: o[0],
+        lambda o: o.view(-1),
+        lambda o: o.transpose(0, 1),
+        lambda o: o.unsqueeze(0),
+    ],
+)
+def test_a_view_counts_only_while_alive(make_view: Callable[[dt.Tensor], dt.Tensor]) -> None:
+    o = dt.zeros(2, 3, dtype=dt.int64)
+    v = make_view(o)
+    if v is not o:
+        _refused(o, "live views")
+        del v
+        gc.collect()
+    _resize_warns(o)
+
+
+def test_a_view_with_its_base_alive_is_not_resized_and_alone_it_is() -> None:
+    base = dt.zeros(2, 3, dtype=dt.int64)
+    row = base[1]
+    _refused(row, "live views")
+    del base
+    gc.collect()
+    _resize_warns(row)
+
+
+def test_the_unused_expression_from_the_issue() -> None:
+    o = dt.zeros(2, 3, dtype=dt.int64)
+    o.contiguous()  # a view made and dropped at once
+    _resize_warns(o)
+
+
+def test_many_dropped_views_keep_the_record_bounded() -> None:
+    o = dt.zeros(4)
+    keep = o[1:]
+    for _ in range(10_000):
+        o[0:2]
+    assert o._storage.views is not None and len(o._storage.views) < 200
+    _refused(o, "live views")
+    del keep
+    _resize_warns(o)
+
+
+def test_empty_out_resizes_without_a_warning() -> None:
+    o = dt.empty(0, dtype=dt.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dt.add(dt.arange(5), 1, out=o)
+    assert o.shape == (5,)
+
+
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        dt.from_numpy,
+        dt.asarray,
+        dt.from_dlpack,
+        lambda a: dt.asarray(a, copy=None),
+    ],
+)
+def test_memory_of_the_caller_is_never_reallocated(wrap: Callable[[np.ndarray], dt.Tensor]) -> None:
+    arr = np.zeros(8, np.int64)
+    o = wrap(arr)
+    _refused(o, "does not own")
+    assert arr.shape == (8,) and not arr.any()
+    # The right shape is fine: written in place, seen by the caller.
+    dt.add(dt.arange(8), 1, out=o)
+    np.testing.assert_array_equal(arr, np.arange(1, 9))
+
+
+def test_a_copy_is_owned() -> None:
+    arr = np.zeros(8, np.int64)
+    o = dt.asarray(arr, copy=True)
+    _resize_warns(o)
+    assert not arr.any()
+
+
+def test_views_of_caller_memory_are_not_reallocated_either() -> None:
+    arr = np.zeros((2, 4), np.int64)
+    row = dt.from_numpy(arr)[0]
+    _refused(row, "does not own|live views")
+
+
+def test_a_tensor_exported_with_from_dlpack_is_not_resized_away() -> None:
+    t = dt.zeros(3, dtype=dt.int64)
+    shared = dt.from_dlpack(t)
+    _refused(t, "live views")
+    _refused(shared, "does not own")
+    del shared
+    gc.collect()
+    _resize_warns(t)
+
+
+def test_cuda_stand_in(fake_cupy: ModuleType) -> None:
+    o = dt.zeros(2, 3, dtype=dt.int64, device="cuda")
+    v = o[0]
+    _refused(o, "live views")
+    del v
+    with pytest.warns(UserWarning, match="resized"):
+        dt.add(dt.arange(5, device="cuda"), 1, out=o)
+    assert o.shape == (5,)
+    raw = fake_cupy.zeros(8, np.int64)
+    for wrap in (dt.asarray, dt.from_dlpack):
+        w = wrap(raw)
+        _refused(w, "does not own")
+        assert raw.shape == (8,)
+
+
+def test_a_loaded_tensor_owns_its_memory(tmp_path: Any) -> None:
+    path = tmp_path / "t.dt"
+    dt.save(dt.zeros(3, dtype=dt.int64), path)
+    o = dt.load(path)
+    _resize_warns(o)
