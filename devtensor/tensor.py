@@ -247,9 +247,9 @@ class Tensor(TensorOpMethods):
         """This tensor on the CPU (``self`` if already there)."""
         return self.to("cpu")
 
-    def cuda(self, device: int | None = None) -> Tensor:
+    def cuda(self, device: int | None = None) -> CUDATensor:
         """This tensor on ``cuda:device`` (the current CUDA device when None)."""
-        return self.to(Device("cuda", device))
+        return self.to(Device("cuda", device))  # type: ignore[return-value]  # (to() types a Device target as Tensor)
 
     def item(self) -> bool | int | float:
         """The single element as a Python number: a ``bool``, ``int``, ``float`` or ``complex`` by the dtype's kind.

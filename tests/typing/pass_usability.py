@@ -47,6 +47,8 @@ def refined_conversions(c: CPUTensor, g: CUDATensor, t: Tensor) -> None:
     assert_type(c.cpu(), CPUTensor)
     assert_type(g.cpu(), CPUTensor)
     assert_type(t.cpu(), CPUTensor)
+    assert_type(t.cuda(), CUDATensor)
+    assert_type(c.cuda(1), CUDATensor)
     assert_type(t.to("cpu"), CPUTensor)
     assert_type(t.to("cuda", dt.float32), CUDATensor)
     assert_type(t.to("meta"), MetaTensor)
