@@ -471,3 +471,10 @@ def test_softmax_of_a_slice_with_positive_infinity(fn: Callable[[Tensor, int], T
     # torch gives [nan, nan] (the module follows PyTorch); the limit would be `limit`; once [nan, 0.0] and
     # [nan, -inf]: a nan probability beside a finite one in the same slice
     assert all(math.isnan(v) for v in result) or result == limit
+
+
+def test_numpy_integer_sizes_are_ints() -> None:
+    assert dt.one_hot(dt.tensor([1, 0]), np.int64(3)).shape == (2, 3)  # type: ignore[arg-type]  # (typed int; NumPy integers work at run time)
+    assert dt.upsample_nearest1d(dt.ones(1, 1, 3), np.int32(6)).shape == (1, 1, 6)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="one_hot: argument 'num_classes'"):
+        dt.one_hot(dt.tensor([1]), 2.0)  # type: ignore[arg-type]

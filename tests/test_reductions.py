@@ -519,3 +519,11 @@ def test_mean_of_float16_accumulates_in_float32(dim: int | tuple[int, ...] | Non
         result = dt.mean(dt.from_numpy(data), dim, keepdim)  # once inf: np.mean(..., out=<float16>) sums in f16
     assert result.dtype == expected.dtype
     assert result.numpy().tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("fn", [dt.sum, dt.prod, dt.mean, dt.amax, dt.argmax, dt.std, dt.var, dt.logsumexp])
+def test_a_numpy_integer_dim_is_an_int(fn: Callable[..., dt.Tensor]) -> None:
+    x = dt.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(fn(x, np.int64(1)).numpy(), fn(x, 1).numpy())
+    with pytest.raises(TypeError, match=f"{fn.__name__}: argument 'dim'"):
+        fn(x, True)

@@ -27,7 +27,7 @@ from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRa
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.kernels.ufunc_family import D, errstate
-from devtensor.meta import normalize_dim
+from devtensor.meta import int_arg, normalize_dim
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -43,12 +43,6 @@ __all__ = [
 
 _INT64: Final = dtypes.int64
 _FLOAT64: Final = dtypes.float64
-
-
-def _check_int(op: str, arg: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ArgumentTypeError(f"{op}: argument '{arg}' must be an int, got {type(value).__name__} {value!r}")
-    return value
 
 
 # --- softmax, log_softmax --------------------------------------------------------------------------------
@@ -191,7 +185,7 @@ def one_hot(self: TensorMeta, num_classes: int = -1) -> TensorSpec:
         raise ArgumentTypeError(
             f"one_hot: argument 'self' must be an integer tensor of class indices, got dtype {self.dtype.name}"
         )
-    n = _check_int("one_hot", "num_classes", num_classes)
+    n = int_arg("one_hot", "num_classes", num_classes)
     if n == -1:
         raise ArgumentValueError(
             "one_hot: num_classes=-1 (infer it as self.max() + 1, as PyTorch does) needs the tensor's data, which "
@@ -308,7 +302,7 @@ def _upsample_length(length: int, output_size: object, scale_factor: object) -> 
                     f"{type(output_size).__name__} {output_size!r} holding {type(item).__name__} {item!r}"
                 )
             output_size = item
-        out_len = _check_int(op, "output_size", output_size)
+        out_len = int_arg(op, "output_size", output_size)
         if out_len <= 0:
             raise ArgumentValueError(f"{op}: argument 'output_size' must be > 0, got {out_len}")
         return out_len

@@ -105,7 +105,8 @@ def _all_ints(dims: tuple[object, ...]) -> bool:
 
 
 def _one_dim(op: str, d: object, ndim: int) -> int:
-    if isinstance(d, bool) or not isinstance(d, int):
+    # An int by __index__ (NumPy integers too), as every op's dims; never a bool.
+    if isinstance(d, bool) or not hasattr(type(d), "__index__"):
         raise ArgumentTypeError(
             f"{op}: argument 'dim' must be an int, a tuple of ints or None, got {type(d).__name__} {d!r}"
         )
