@@ -25,7 +25,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "devtensor"
 def _seconds(code: str, env: dict[str, str]) -> float:
     """Wall seconds ``code`` takes in a fresh interpreter (timed inside it, so start-up is not counted)."""
     script = f"import time; t = time.perf_counter(); {code}; print(time.perf_counter() - t)"
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    # (run outside any checkout: ``-c`` puts the working directory first on sys.path)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True, cwd=tempfile.gettempdir()
+    )
     return float(done.stdout.split()[-1])
 
 
