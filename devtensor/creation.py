@@ -25,7 +25,8 @@ from devtensor.backends import Backend, allocation_error, backend_for, check_all
 from devtensor.device import Device, DeviceLike, as_device
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, OutOfMemoryError, ScalarOverflowError
-from devtensor.tensor import Tensor, check_scalar_fits
+from devtensor.meta import check_scalar_fits
+from devtensor.tensor import Tensor
 
 __all__ = [
     "asarray",

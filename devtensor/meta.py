@@ -31,6 +31,7 @@ from devtensor.dtypes import DType, Scalar
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
+    CastingError,
     IndexOutOfRangeError,
     ScalarOverflowError,
     ShapeError,
@@ -41,6 +42,7 @@ __all__ = [
     "binary_ufunc_meta",
     "broadcast_shapes",
     "check_int_scalar",
+    "check_scalar_fits",
     "check_python_ints",
     "int_arg",
     "int_bounds",
@@ -414,3 +416,23 @@ def normalize_dims(op: str, dims: object, ndim: int, arg: str = "dim", *, allow_
                     f"{op}: dim {d} appears multiple times in the list of dims (argument '{arg}' = {raw})"
                 )
     return result
+
+
+def check_scalar_fits(op: str, value: Scalar, dtype: DType, arg: str = "value") -> None:
+    """Raise when the Python number ``value`` (argument ``arg``) cannot be written into an element of ``dtype``
+    (PyTorch's checked scalar conversion; NumPy raises the same exception classes with messages that name no
+    op, or for a float into an integer dtype wraps silently)."""
+    kind = dtype.kind
+    if type(value) is complex and kind != "c":
+        raise CastingError(f"{op}: argument '{arg}' {value!r} is complex; it cannot be written into dtype {dtype.name}")
+    if kind in "iu":
+        if type(value) is int:
+            check_int_scalar(op, arg, value, dtype)
+        elif type(value) is float:
+            if value != value:
+                raise ArgumentValueError(f"{op}: argument '{arg}' is NaN; it cannot be written into dtype {dtype.name}")
+            if value in (float("inf"), float("-inf")):
+                raise ScalarOverflowError(
+                    f"{op}: argument '{arg}' {value!r} is infinite; it cannot be written into dtype {dtype.name}"
+                )
+            check_int_scalar(op, arg, int(value), dtype)

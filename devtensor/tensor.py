@@ -35,7 +35,6 @@ from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
-    CastingError,
     DeviceMismatchError,
     IndexOutOfRangeError,
     MemoryOverlapError,
@@ -58,7 +57,6 @@ __all__ = [
     "TensorOrScalar",
     "Storage",
     "TensorSpec",
-    "check_scalar_fits",
 ]
 
 
@@ -348,6 +346,8 @@ class Tensor(TensorOpMethods):
                 )
             source: Any = value._array
         elif type(value) in SCALAR_TYPES:
+            from devtensor.meta import check_scalar_fits  # (meta imports this module)
+
             check_scalar_fits("__setitem__", value, self._dtype)
             source = value
         else:
@@ -516,28 +516,6 @@ def _names_dtype(spec: str) -> bool:
     except TypeError:
         return False
     return True
-
-
-def check_scalar_fits(op: str, value: Scalar, dtype: DType, arg: str = "value") -> None:
-    """Raise when the Python number ``value`` (argument ``arg``) cannot be written into an element of ``dtype``
-    (PyTorch's checked scalar conversion; NumPy raises the same exception classes with messages that name no
-    op, or for a float into an integer dtype wraps silently)."""
-    kind = dtype.kind
-    if type(value) is complex and kind != "c":
-        raise CastingError(f"{op}: argument '{arg}' {value!r} is complex; it cannot be written into dtype {dtype.name}")
-    if kind in "iu":
-        from devtensor.meta import check_int_scalar
-
-        if type(value) is int:
-            check_int_scalar(op, arg, value, dtype)
-        elif type(value) is float:
-            if value != value:
-                raise ArgumentValueError(f"{op}: argument '{arg}' is NaN; it cannot be written into dtype {dtype.name}")
-            if value in (float("inf"), float("-inf")):
-                raise ScalarOverflowError(
-                    f"{op}: argument '{arg}' {value!r} is infinite; it cannot be written into dtype {dtype.name}"
-                )
-            check_int_scalar(op, arg, int(value), dtype)
 
 
 def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
