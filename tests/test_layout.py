@@ -1,0 +1,23 @@
+"""The package's layout rules (docs/design.md): no hand-written module over 600 lines; generated ones are exempt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "devtensor"
+GENERATED = {"kernel_signatures.py", "cpu.py", "cuda.py"}
+
+
+def _hand_written() -> list[Path]:
+    return [
+        p
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if not p.name.startswith("_generated_") and not (p.parent == PACKAGE and p.name in GENERATED)
+    ]
+
+
+@pytest.mark.parametrize("path", _hand_written(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_hand_written_modules_are_at_most_600_lines(path: Path) -> None:
+    assert len(path.read_text().splitlines()) <= 600, f"{path.relative_to(PACKAGE)}: split it by concern"
