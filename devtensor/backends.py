@@ -22,7 +22,7 @@ import numpy as np
 from devtensor.device import Device, register_device_type
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType
-from devtensor.errors import ArgumentValueError, NoDataError, OutOfMemoryError
+from devtensor.errors import ArgumentValueError, DeviceUnavailableError, NoDataError, OutOfMemoryError
 from devtensor.tensor import Storage, Tensor
 from devtensor.typed.refined import CPUTensor, CUDATensor, MetaTensor
 
@@ -235,7 +235,8 @@ def cupy_module() -> ModuleType:
     """The ``cupy`` module: ``sys.modules['cupy']`` if present (a test stand-in may be), else imported.
 
     Raises:
-        RuntimeError: CuPy is not installed (install the ``cuda`` extra: ``pip install devtensor[cuda]``).
+        DeviceUnavailableError (RuntimeError): CuPy is not installed (install the ``cuda`` extra:
+            ``pip install devtensor[cuda]``).
     """
     mod = sys.modules.get("cupy")
     if mod is not None:
@@ -243,8 +244,9 @@ def cupy_module() -> ModuleType:
     try:
         return importlib.import_module("cupy")
     except ImportError as e:
-        raise RuntimeError(
-            "CUDA tensors need CuPy, which is not installed; install it with `pip install devtensor[cuda]`"
+        raise DeviceUnavailableError(
+            "CUDA tensors need CuPy, which is not installed; install it with `pip install devtensor[cuda]` "
+            '(or keep the tensors on device="cpu")'
         ) from e
 
 

@@ -6,6 +6,7 @@ device is alive.
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -100,3 +101,12 @@ def test_threads_making_one_device_get_one_object() -> None:
     for thread in threads:
         thread.join()
     assert len({id(d) for d in found}) == 1
+
+
+def test_cuda_without_cupy_is_device_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "cupy", None)  # as if CuPy were not installed
+    makers: list[Callable[[], dt.Tensor]] = [lambda: dt.zeros(3, device="cuda"), lambda: dt.zeros(3).to("cuda")]
+    for make in makers:
+        with pytest.raises(dt.DeviceUnavailableError, match="CuPy") as info:
+            make()
+        assert isinstance(info.value, RuntimeError)
