@@ -24,6 +24,17 @@ from devtensor.views import ViewOp
 __all__ = ["check"]
 
 
+def _sample_devices(sample: Sample, devices: list[Device], keys: Sequence[KeyLike] | None) -> list[Device]:
+    """The devices to run ``sample`` on: ``devices``, plus the sample's own device when no keys were asked for;
+    CPU first (the baseline for values), meta last."""
+    ordered = list(devices)
+    home = _home_device(sample)
+    if keys is None and home is not None and home not in ordered:
+        ordered.insert(0, home)
+    ordered.sort(key=lambda device: (device.type != "cpu", device.type == "meta"))
+    return ordered
+
+
 def _candidate_devices(op: StructuredOp | ViewOp, keys: Sequence[KeyLike] | None) -> tuple[list[Device], list[str]]:
     """Devices to check on: the given ones, or every device type whose key serves the op and that can allocate
     (CUDA without a GPU cannot); and why others were skipped."""
@@ -117,19 +128,14 @@ def check(
     report.skipped.extend(unavailable)
     for index, raw in enumerate(samples):
         sample = _as_sample(raw)
-        home = _home_device(sample)
-        ordered = list(devices)
-        if keys is None and home is not None and home not in ordered:
-            ordered.insert(0, home)
-        ordered.sort(key=lambda device: (device.type != "cpu", device.type == "meta"))  # CPU first: the baseline
+        ordered = _sample_devices(sample, devices, keys)
         home_spec: TensorSpec | PlannedSpec[Any] | None = None
         try:
             meta_args, meta_kwargs = runner.split(sample.args, sample.kwargs)
             home_spec = found.meta(*meta_args, **meta_kwargs)
         except Exception as error:
-            runner.problem(
-                "meta", str(home), "meta", index, f"the meta function raised {type(error).__name__}: {error}"
-            )
+            reason = f"the meta function raised {type(error).__name__}: {error}"
+            runner.problem("meta", str(_home_device(sample)), "meta", index, reason)
             continue
         baseline: tuple[str, np.ndarray[Any, Any]] | None = None
         for device in ordered:
@@ -163,11 +169,7 @@ def _check_view_op(
     report.skipped.extend(unavailable)
     for index, raw in enumerate(samples):
         sample = _as_sample(raw)
-        home = _home_device(sample)
-        ordered = list(devices)
-        if keys is None and home is not None and home not in ordered:
-            ordered.insert(0, home)
-        ordered.sort(key=lambda device: (device.type != "cpu", device.type == "meta"))
+        ordered = _sample_devices(sample, devices, keys)
         baseline: tuple[Device, list[np.ndarray[Any, Any]]] | None = None
         for device in ordered:
             hosts = runner.run(index, sample, device)
