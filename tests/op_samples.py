@@ -339,6 +339,22 @@ def _ddof_ref(fn: Callable[..., Any]) -> Callable[..., Any]:
     return ref
 
 
+#: The comparison and binary logical ops with the NumPy ufunc each follows.
+COMPARISONS: list[tuple[str, np.ufunc]] = [
+    ("eq", np.equal),
+    ("ne", np.not_equal),
+    ("lt", np.less),
+    ("le", np.less_equal),
+    ("gt", np.greater),
+    ("ge", np.greater_equal),
+]
+LOGICAL: list[tuple[str, np.ufunc]] = [
+    ("logical_and", np.logical_and),
+    ("logical_or", np.logical_or),
+    ("logical_xor", np.logical_xor),
+]
+
+
 def _elementwise() -> list[OpSamples]:
     cmp_skip = {"out_dtype": BOOL_RESULT}
     entries = [
@@ -351,17 +367,7 @@ def _elementwise() -> list[OpSamples]:
         binary("maximum", reference=np.maximum),
         binary("minimum", reference=np.minimum),
     ]
-    for name, ufunc in (
-        ("eq", np.equal),
-        ("ne", np.not_equal),
-        ("lt", np.less),
-        ("le", np.less_equal),
-        ("gt", np.greater),
-        ("ge", np.greater_equal),
-        ("logical_and", np.logical_and),
-        ("logical_or", np.logical_or),
-        ("logical_xor", np.logical_xor),
-    ):
+    for name, ufunc in (*COMPARISONS, *LOGICAL):
         entries.append(binary(name, reference=ufunc, skip=cmp_skip))
     entries += [
         unary("neg", "ifc", signed=True, reference=np.negative),

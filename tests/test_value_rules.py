@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from op_samples import COMPARISONS, LOGICAL
 
 import devtensor as dt
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DevtensorError, ScalarOverflowError
@@ -67,19 +68,6 @@ def numpy_result(fn: Callable[..., Any], *args: Any) -> Any:
 
 # --- item 3: comparisons and logical ops with out-of-range Python ints ------------------------------------
 
-COMPARISONS: list[tuple[str, np.ufunc]] = [
-    ("eq", np.equal),
-    ("ne", np.not_equal),
-    ("lt", np.less),
-    ("le", np.less_equal),
-    ("gt", np.greater),
-    ("ge", np.greater_equal),
-]
-LOGICAL: list[tuple[str, np.ufunc]] = [
-    ("logical_and", np.logical_and),
-    ("logical_or", np.logical_or),
-    ("logical_xor", np.logical_xor),
-]
 # One dtype of each class, and the 64-bit integer edges.
 DTYPES = ["bool", "int8", "uint8", "int64", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
 VALUES = [2**63, -(2**63) - 1, 2**64, 2**63 - 1, -(2**63), 300, -1, 10**400, -(10**400)]
