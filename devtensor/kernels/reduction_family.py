@@ -202,18 +202,6 @@ def _no_complex(op: str, dtype: DType) -> None:
         raise ArgumentTypeError(f"{op}: not supported for complex dtype {dtype.name} (complex numbers have no order)")
 
 
-# --- writing results ---------------------------------------------------------------------------------------
-
-
-def _write(xp: Any, out: Any, result: DType, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-    """``fn(*args, **kwargs)`` written into ``out``: directly through ``out=`` when ``out`` has the result dtype
-    ``result``; else computed then cast into ``out`` (same_kind; the front checked it)."""
-    if out.dtype == result:
-        fn(*args, out=out, **kwargs)
-    else:
-        xp.copyto(out, fn(*args, **kwargs), casting="same_kind")
-
-
 _COMMON_DOC = """
     Args:
         dim: {dim_doc}
