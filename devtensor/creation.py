@@ -15,14 +15,13 @@ wraps around into an integer or bool dtype.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from devtensor.backends import Backend, allocation_error, backend_for, check_allocation_size, shape_tuple
-from devtensor.device import Device, DeviceLike, as_device
+from devtensor.device import Device, DeviceLike, as_device, as_index
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, OutOfMemoryError, ScalarOverflowError
 from devtensor.meta import check_scalar_fits
@@ -303,7 +302,7 @@ def _size(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
         len(size) == 1
         and isinstance(size[0], (Sequence, np.ndarray))
         and not isinstance(size[0], str)
-        and not _is_int(size[0])
+        and as_index(size[0]) is None
     ):
         return shape_tuple(op, "size", size[0])
     return shape_tuple(op, "size", size)
@@ -404,20 +403,10 @@ def full(
         ValueError: a negative size, a bad device, or NaN into an integer dtype.
         OutOfMemoryError (MemoryError): as :func:`empty`.
     """
-    shape = shape_tuple("full", "size", (size,) if _is_int(size) else size)  # type: ignore[arg-type]  # any input
+    shape = shape_tuple("full", "size", (size,) if as_index(size) is not None else size)  # type: ignore[arg-type]  # any input
     dt = optional_dtype("full", dtype) or _fill_dtype("full", fill_value)
     _check_fill("full", fill_value, dt)
     return _filled("full", shape, dt, as_device(device, op="full"), fill_value)
-
-
-def _is_int(value: object) -> bool:
-    if isinstance(value, bool):
-        return False
-    try:
-        operator.index(value)  # type: ignore[arg-type]  # checking exactly that
-    except TypeError:
-        return False
-    return True
 
 
 def _check_fill(op: str, value: object, dtype: DType) -> None:

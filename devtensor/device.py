@@ -20,7 +20,7 @@ from typing import Any, ClassVar, SupportsIndex, TypeAlias
 from devtensor.dispatcher import DispatchKey
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
 
-__all__ = ["Device", "DeviceLike", "as_device", "device_types", "is_device_type", "register_device_type"]
+__all__ = ["Device", "DeviceLike", "as_device", "as_index", "device_types", "is_device_type", "register_device_type"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,8 +204,9 @@ def _bind_guard(
     return enter
 
 
-def _as_int(value: object) -> int | None:
-    """``value`` as an int when it is one by ``__index__`` (int, NumPy integer, 0-d integer array), not a bool."""
+def as_index(value: object) -> int | None:
+    """``value`` as an int when it is one by ``__index__`` (int, NumPy integer, 0-d integer array), as NumPy takes
+    sizes and indices; None for anything else, bools included."""
     if isinstance(value, int):
         return None if isinstance(value, bool) else int(value)
     if isinstance(value, (str, bytes, float)):
@@ -219,7 +220,7 @@ def _as_int(value: object) -> int | None:
 def _parse(spec: object, index: object) -> tuple[str, int | None]:
     if isinstance(spec, bool):
         raise ArgumentValueError(f"Device: expected a device string, int or Device, got the bool {spec!r}")
-    as_int = _as_int(spec)
+    as_int = as_index(spec)
     if as_int is not None:
         if index is not None:
             raise ArgumentValueError(f"Device: got an int device {as_int} and an index {index!r}")
@@ -244,7 +245,7 @@ def _parse(spec: object, index: object) -> tuple[str, int | None]:
             raise ArgumentValueError(f"Device: device index must not have leading zeros, got {raw_index!r} in {spec!r}")
         parsed = int(raw_index)
     elif index is not None:
-        index_int = _as_int(index)
+        index_int = as_index(index)
         if index_int is None:  # (bools included: True is not a device index)
             raise ArgumentTypeError(
                 f"Device: device index must be a non-negative int, got {type(index).__name__} {index!r}"

@@ -27,6 +27,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from devtensor.device import as_index
 from devtensor.dtypes import DType, Scalar
 from devtensor.errors import (
     ArgumentTypeError,
@@ -336,14 +337,10 @@ def int_arg(op: str, arg: str, value: object) -> int:
     """
     if type(value) is int:
         return value
-    if isinstance(value, bool):
-        raise ArgumentTypeError(f"{op}: argument '{arg}' must be an int, got bool {value!r}")
-    try:
-        return operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise ArgumentTypeError(
-            f"{op}: argument '{arg}' must be an int, got {type(value).__name__} {_short(value)}"
-        ) from None
+    index = as_index(value)
+    if index is None:
+        raise ArgumentTypeError(f"{op}: argument '{arg}' must be an int, got {type(value).__name__} {_short(value)}")
+    return index
 
 
 def ints_arg(op: str, arg: str, value: object, *, allow_int: bool = False) -> tuple[int, ...]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 import numpy as np
 
 from devtensor import dtypes
+from devtensor.device import as_index
 from devtensor.dtypes import DType, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.ufunc_family import D, register_xp
@@ -105,8 +106,7 @@ def _all_ints(dims: tuple[object, ...]) -> bool:
 
 
 def _one_dim(op: str, d: object, ndim: int) -> int:
-    # An int by __index__ (NumPy integers too), as every op's dims; never a bool.
-    if isinstance(d, bool) or not hasattr(type(d), "__index__"):
+    if as_index(d) is None:  # (NumPy integers are ints, as for every op's dims; bools are not)
         raise ArgumentTypeError(
             f"{op}: argument 'dim' must be an int, a tuple of ints or None, got {type(d).__name__} {d!r}"
         )
