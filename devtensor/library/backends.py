@@ -8,7 +8,7 @@ one (``torch.library.Library.impl`` and ``fallback``); the front's common code r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
@@ -22,7 +22,7 @@ from devtensor.dispatcher import DispatchKey, backend_fallback, key_named
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError
 from devtensor.library.custom_ops import OpLike, get_op
 from devtensor.library.handles import KeyLike, RegistrationHandle, as_key, register_stacked
-from devtensor.structured import StructuredOp, check_identifier
+from devtensor.structured import StructuredOp, check_identifier, flat_tensors
 from devtensor.tensor import Tensor
 from devtensor.typed.const_out import ConstOut, make_const_out
 from devtensor.views import ViewOp, all_view_ops
@@ -31,7 +31,6 @@ __all__ = [
     "NumpyBackend",
     "OutOfTreeBackend",
     "cpu_fallback",
-    "flat_tensors",
     "register_backend",
     "register_fallback",
     "register_kernel",
@@ -102,15 +101,6 @@ def register_fallback(key: KeyLike, fn: Callable[..., None]) -> RegistrationHand
             dispatcher.register_fallback(resolved, fallback)
 
     return register_stacked("fallback", None, resolved, fn, installed, install)
-
-
-def flat_tensors(args: Iterable[Any]) -> Iterator[Tensor]:
-    """The tensors among ``args``, including those inside lists and tuples (one level deep, as tensor lists)."""
-    for arg in args:
-        if isinstance(arg, Tensor):
-            yield arg
-        elif isinstance(arg, (list, tuple)):
-            yield from (item for item in arg if isinstance(item, Tensor))
 
 
 def _to_cpu(value: Any) -> Any:

@@ -12,13 +12,12 @@ from devtensor.backends import backend_for
 from devtensor.device import Device, device_types
 from devtensor.dispatcher import DispatchKey, backend_fallback
 from devtensor.errors import ArgumentValueError
-from devtensor.library.backends import flat_tensors
 from devtensor.library.check_report import CheckReport, Sample
 from devtensor.library.check_runs import SampleRunner
 from devtensor.library.check_views import ViewSampleRunner, same_views
 from devtensor.library.custom_ops import OpLike, get_op
 from devtensor.library.handles import KeyLike
-from devtensor.structured import PlannedSpec, StructuredOp, TensorSpec
+from devtensor.structured import PlannedSpec, StructuredOp, TensorSpec, flat_tensors
 from devtensor.views import ViewOp
 
 __all__ = ["check"]

@@ -65,6 +65,7 @@ from devtensor.structured.registry import (
     variant,
     view_ops_by_name,
 )
+from devtensor.structured.rules import flat_tensors
 from devtensor.structured.schema import (
     SOURCE_NAMES,
     OpSchema,
@@ -96,6 +97,7 @@ __all__ = [
     "check_identifier",
     "check_impl_signature",
     "check_op_name",
+    "flat_tensors",
     "get_op",
     "ops_by_name",
     "plan_imports",

@@ -29,7 +29,7 @@ from __future__ import annotations
 import operator
 import typing
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -172,14 +172,13 @@ def list_device(op: str, arg: str, value: object, dev: Device | None, first: Ten
     return dev, first
 
 
-def _flat_tensors(args: Sequence[Any]) -> list[Tensor]:
-    found: list[Tensor] = []
-    for a in args:
-        if isinstance(a, Tensor):
-            found.append(a)
-        elif isinstance(a, (list, tuple)):
-            found.extend(t for t in a if isinstance(t, Tensor))
-    return found
+def flat_tensors(args: Iterable[Any]) -> Iterator[Tensor]:
+    """The tensors among ``args``, including those inside lists and tuples (one level deep, as tensor lists)."""
+    for arg in args:
+        if isinstance(arg, Tensor):
+            yield arg
+        elif isinstance(arg, (list, tuple)):
+            yield from (item for item in arg if isinstance(item, Tensor))
 
 
 def check_writable(op: str, arg: str, t: Tensor) -> None:
@@ -282,7 +281,7 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], o
     if out._shape != shape:
         backend = out._backend
         root = out._storage.root
-        for x in _flat_tensors(inputs):
+        for x in flat_tensors(inputs):
             if x is out or (x._storage.root is root and backend.shares_memory(x._array, arr)):
                 raise ShapeError(
                     f"{op}: argument 'out' of shape {list(out._shape)} is also an input and would need a resize "
@@ -362,7 +361,7 @@ def complete_after_condition(
         return  # the resized result of an out: out keeps its memory and version (its data did not move)
     if array is not target._array or not any(
         x._storage.root is target._storage.root and target._backend.shares_memory(x._array, array)
-        for x in _flat_tensors(inputs)
+        for x in flat_tensors(inputs)
     ):
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
