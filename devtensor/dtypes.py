@@ -13,7 +13,7 @@ from typing import Any, Final, TypeAlias
 
 import numpy as np
 
-from devtensor.errors import ArgumentTypeError, CastingError
+from devtensor.errors import ArgumentTypeError, CastingError, short_repr
 
 __all__ = [
     "SCALAR_TYPES",
@@ -116,17 +116,11 @@ def _new_dtype(spec: object, op: str, arg: str) -> DType:
             hint = f" (to use the dtype of a {type(spec).__name__}, pass its .dtype)"
         raise ArgumentTypeError(
             f"{op}: argument '{arg}' must be a supported dtype ({names}): a dtype object, a NumPy scalar type, "
-            f"bool/int/float/complex or a dtype name; got {type(spec).__name__} {_short(spec)}{hint}"
+            f"bool/int/float/complex or a dtype name; got {type(spec).__name__} {short_repr(spec, 80)}{hint}"
         )
     if len(_to_dtype_cache) < CACHE_LIMIT:
         _to_dtype_cache[spec] = canonical
     return canonical
-
-
-def _short(value: object) -> str:
-    """``repr(value)``, cut to 80 characters (a tensor's repr can be long)."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 # Weak Python scalars take part in promotion as their Python type; NumPy's resolve/result_type needs a value of

@@ -24,7 +24,14 @@ __all__ = [
     "ScalarOverflowError",
     "ShapeError",
     "ViewError",
+    "short_repr",
 ]
+
+
+def short_repr(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for an error message, cut to ``limit`` characters (a tensor's or a list's repr can be long)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class DevtensorError(Exception):

@@ -36,6 +36,7 @@ from devtensor.errors import (
     IndexOutOfRangeError,
     ScalarOverflowError,
     ShapeError,
+    short_repr,
 )
 from devtensor.tensor import Tensor, TensorOrScalar, TensorSpec
 
@@ -324,11 +325,6 @@ def ufunc_meta(op: str, ufunc: np.ufunc, names: tuple[str, ...], *args: Any) -> 
 # --- dimension and int arguments ------------------------------------------------------------------------
 
 
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def int_arg(op: str, arg: str, value: object) -> int:
     """``value`` as an int: a Python int or anything with ``__index__`` (NumPy integers), never a bool.
 
@@ -339,7 +335,9 @@ def int_arg(op: str, arg: str, value: object) -> int:
         return value
     index = as_index(value)
     if index is None:
-        raise ArgumentTypeError(f"{op}: argument '{arg}' must be an int, got {type(value).__name__} {_short(value)}")
+        raise ArgumentTypeError(
+            f"{op}: argument '{arg}' must be an int, got {type(value).__name__} {short_repr(value)}"
+        )
     return index
 
 
@@ -364,16 +362,16 @@ def ints_arg(op: str, arg: str, value: object, *, allow_int: bool = False) -> tu
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         expected = "an int or a sequence of ints" if allow_int else "a sequence of ints"
         raise ArgumentTypeError(
-            f"{op}: argument '{arg}' must be {expected}, got {type(value).__name__} {_short(value)}"
+            f"{op}: argument '{arg}' must be {expected}, got {type(value).__name__} {short_repr(value)}"
         )
     result: list[int] = []
     for item in value:
         if isinstance(item, bool):
-            raise ArgumentTypeError(f"{op}: argument '{arg}' must contain ints, got {_short(value)}")
+            raise ArgumentTypeError(f"{op}: argument '{arg}' must contain ints, got {short_repr(value)}")
         try:
             result.append(operator.index(item))
         except TypeError:
-            raise ArgumentTypeError(f"{op}: argument '{arg}' must contain ints, got {_short(value)}") from None
+            raise ArgumentTypeError(f"{op}: argument '{arg}' must contain ints, got {short_repr(value)}") from None
     return tuple(result)
 
 

@@ -43,6 +43,7 @@ from devtensor.errors import (
     MemoryOverlapError,
     ReadOnlyError,
     ShapeError,
+    short_repr,
 )
 from devtensor.tensor import (
     PlannedSpec,
@@ -54,12 +55,9 @@ from devtensor.tensor import (
 
 
 def bad_type(op: str, arg: str, value: object, expected: str) -> typing.NoReturn:
-    raise ArgumentTypeError(f"{op}: argument '{arg}' must be {expected}, got {type(value).__name__} {_short(value)}")
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    raise ArgumentTypeError(
+        f"{op}: argument '{arg}' must be {expected}, got {type(value).__name__} {short_repr(value)}"
+    )
 
 
 def mismatch(op: str, named: Sequence[tuple[str, Any]]) -> typing.NoReturn:
@@ -109,18 +107,18 @@ def checked_spec(op: str, spec: object) -> TensorSpec:
         ArgumentValueError: a negative dim.
     """
     if not isinstance(spec, tuple) or len(spec) != 2:
-        raise ArgumentTypeError(f"{op}: the meta function must return (shape, dtype), got {_short(spec)}")
+        raise ArgumentTypeError(f"{op}: the meta function must return (shape, dtype), got {short_repr(spec)}")
     raw_shape, raw_dtype = spec
     if not isinstance(raw_shape, tuple):
         raise ArgumentTypeError(
             f"{op}: the meta function returned a shape that is not a tuple of ints: {type(raw_shape).__name__} "
-            f"{_short(raw_shape)}"
+            f"{short_repr(raw_shape)}"
         )
     try:
         shape = tuple(operator.index(d) for d in raw_shape)
     except TypeError:
         raise ArgumentTypeError(
-            f"{op}: the meta function returned a shape that is not a tuple of ints: {_short(raw_shape)}"
+            f"{op}: the meta function returned a shape that is not a tuple of ints: {short_repr(raw_shape)}"
         ) from None
     if any(d < 0 for d in shape):
         raise ArgumentValueError(f"{op}: the meta function returned a negative dimension: {shape}")
