@@ -107,17 +107,15 @@ META_ONLY: Final = object()
 
 _fallbacks: dict[DispatchKey, Callable[..., None]] = {}
 _tables: weakref.WeakSet[KernelTable] = weakref.WeakSet()
-# Every registration anywhere bumps the generation under the lock; a resolve that raced with one does not
-# cache what it computed, so no stale handler survives a registration.
-_lock = threading.RLock()
-_generation = [0]
-
 #: The registration lock: every change to a kernel table, a fallback or the op registry (defining, replacing and
 #: removing ops, caching device bindings: devtensor.structured.registry) happens under it; calls never take it.
 #: Reentrant: code that registers and keeps its own bookkeeping (devtensor.library's handles) holds it so that
 #: both happen as one step, and so can a user who replaces an op and registers its kernels (calls that miss
 #: their handler cache then wait for the whole step).
-registry_lock: Final = _lock
+registry_lock: Final = threading.RLock()
+# Every registration anywhere bumps the generation under the lock; a resolve that raced with one does not
+# cache what it computed, so no stale handler survives a registration.
+_generation = [0]
 
 
 def key_named(name: str) -> DispatchKey | None:
@@ -145,14 +143,14 @@ def register_fallback(key: DispatchKey, fallback: Callable[..., None]) -> None:
     inside the common code (meta, out and inplace rules, overlap checks, version bumps), like any impl.
     Registering replaces any earlier fallback for the key; every op's cached handlers are invalidated.
     """
-    with _lock:
+    with registry_lock:
         _fallbacks[key] = fallback
         _invalidate_all()
 
 
 def unregister_fallback(key: DispatchKey) -> None:
     """Remove the backend fallback for ``key`` (if any); every op's cached handlers are invalidated."""
-    with _lock:
+    with registry_lock:
         _fallbacks.pop(key, None)
         _invalidate_all()
 
@@ -177,33 +175,33 @@ class KernelTable:
         self.overrides: dict[DispatchKey, list[Callable[..., None]]] = {}
         self.handlers: dict[DispatchKey, Any] = {}
         # Under the lock: _invalidate_all iterates the set under it, and a set must not grow while iterated.
-        with _lock:
+        with registry_lock:
             _tables.add(self)
 
     def register(self, key: DispatchKey, kernel: Callable[..., None]) -> None:
         """Set the kernel for ``key`` (replacing any) and drop cached handlers."""
-        with _lock:
+        with registry_lock:
             self.kernels[key] = kernel
             _generation[0] += 1
             self.handlers.clear()
 
     def unregister(self, key: DispatchKey) -> None:
         """Remove the kernel for ``key`` (if any) and drop cached handlers."""
-        with _lock:
+        with registry_lock:
             self.kernels.pop(key, None)
             _generation[0] += 1
             self.handlers.clear()
 
     def push_override(self, key: DispatchKey, fn: Callable[..., None]) -> None:
         """Make ``fn`` the handler for ``key``, above the kernel and any earlier override."""
-        with _lock:
+        with registry_lock:
             self.overrides.setdefault(key, []).append(fn)
             _generation[0] += 1
             self.handlers.clear()
 
     def remove_override(self, key: DispatchKey, fn: Callable[..., None]) -> bool:
         """Remove the override ``fn`` for ``key`` (wherever it is in the stack); False if it was not there."""
-        with _lock:
+        with registry_lock:
             stack = self.overrides.get(key, [])
             for i in range(len(stack) - 1, -1, -1):
                 if stack[i] is fn:
@@ -224,7 +222,7 @@ class KernelTable:
             NoKernelError: nothing serves the key; the message names the op, the key, ``devices`` (the
                 devices seen in the call) and the keys that do have kernels.
         """
-        with _lock:
+        with registry_lock:
             generation = _generation[0]
             stack = self.overrides.get(key)
             handler: Any = stack[-1] if stack else self.kernels.get(key)
