@@ -49,7 +49,7 @@ from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, dispatch_k
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
 from devtensor.structured import TENSOR, OpSchema, all_ops, schema_from_meta, view_ops_by_name
 from devtensor.structured.fronts import compile_factory, generated_factory
-from devtensor.structured.schema import stored_schema
+from devtensor.structured.schema import signature_text, stored_schema
 from devtensor.tensor import Tensor
 
 __all__ = [
@@ -352,17 +352,6 @@ VIEW_COMMON: Final[dict[str, Any]] = {
 }
 
 
-def _signature_text(op: ViewOp) -> str:
-    parts: list[str] = []
-    star = False
-    for p in op.schema.params:
-        if p.kw_only and not star:
-            parts.append("*")
-            star = True
-        parts.append(f"{p.name}=_default_{p.name}" if p.has_default else p.name)
-    return ", ".join(parts)
-
-
 def _call_text(op: ViewOp) -> str:
     return ", ".join(f"{p.name}={p.name}" if p.kw_only else p.name for p in op.schema.params)
 
@@ -418,11 +407,11 @@ def view_factory_source(op: ViewOp, method: bool = False) -> str:
         args_text = "(" + "".join(p.name + ", " for p in params if not p.kw_only) + ")"
         kwargs_text = "{" + ", ".join(f"{p.name!r}: {p.name}" for p in params if p.kw_only) + "}"
         body = [
-            f"def {op.name}({_signature_text(op)}):",
+            f"def {op.name}({signature_text(op.schema.params, False)}):",
             f"    if _modes[0]: return _run_modes(_op, 'view', _public, _raw, {args_text}, {kwargs_text})",
             *checks,
             "",
-            f"def _raw_{op.name}({_signature_text(op)}):",
+            f"def _raw_{op.name}({signature_text(op.schema.params, False)}):",
             *checks,
             "",
             f"_public, _raw = {op.name}, _raw_{op.name}",

@@ -16,7 +16,7 @@ from devtensor.dtypes import SCALAR_TYPES
 from devtensor.meta import INLINE, ONE
 from devtensor.structured import rules
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
-from devtensor.structured.schema import Param
+from devtensor.structured.schema import Param, signature_text
 from devtensor.tensor import (
     PlannedSpec,
     Storage,
@@ -67,21 +67,6 @@ COMMON: Final[dict[str, Any]] = {
 
 
 _COMMON_NAMES: Final = tuple(sorted(COMMON))
-
-
-def _signature_text(params: Sequence[Param], with_out: bool) -> str:
-    parts: list[str] = []
-    star = False
-    for p in params:
-        if p.kw_only and not star:
-            parts.append("*")
-            star = True
-        parts.append(f"{p.name}=_default_{p.name}" if p.has_default else p.name)
-    if with_out:
-        if not star:
-            parts.append("*")
-        parts.append("out=None")
-    return ", ".join(parts)
 
 
 def _call_text(params: Sequence[Param]) -> str:
@@ -333,7 +318,7 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
         fname = op.name
         inputs = "(" + "".join(f"{n}, " for n in tensor_names) + ")"
         named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + "('out', out))"
-        lines = [f"def {fname}({_signature_text(params, True)}):"]
+        lines = [f"def {fname}({signature_text(params, True)}):"]
         lines += _arg_checks(params, named, first_is_self=False, refined=refined)
         lines += [
             "    if out is not None:",
@@ -392,7 +377,7 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
         first = params[0].name
         others = "(" + "".join(f"{n}, " for n in tensor_names[1:]) + ")"
         named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + ")"
-        lines = [f"def {fname}({_signature_text(params, False)}):"]
+        lines = [f"def {fname}({signature_text(params, False)}):"]
         if any(p.category == TENSOR_LIST for p in params):
             lines.append("    _first_tensor = None")  # read by the tensor-list check
         lines += _arg_checks(params, named, first_is_self=True, refined=refined)

@@ -8,7 +8,7 @@ import inspect
 import keyword
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from devtensor.errors import (
@@ -292,3 +292,20 @@ def stored_schema(name: str, meta: Callable[..., Any]) -> tuple[OpSchema, Any] |
         for n, category, kw_only, has_default, default, optional, text in data[1]
     )
     return OpSchema(name, params, data[2], None), data[3]
+
+
+def signature_text(params: Sequence[Param], with_out: bool) -> str:
+    """The parameter list of a front over ``params`` (defaults read from ``_default_<name>``), with a keyword
+    ``out=None`` when ``with_out``; structured and view fronts use it."""
+    parts: list[str] = []
+    star = False
+    for p in params:
+        if p.kw_only and not star:
+            parts.append("*")
+            star = True
+        parts.append(f"{p.name}=_default_{p.name}" if p.has_default else p.name)
+    if with_out:
+        if not star:
+            parts.append("*")
+        parts.append("out=None")
+    return ", ".join(parts)
