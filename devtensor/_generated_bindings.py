@@ -12,7 +12,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -24,6 +24,7 @@ _check_pair = COMMON.get('_check_pair')
 _check_writable = COMMON.get('_check_writable')
 _checked_planned_spec = COMMON.get('_checked_planned_spec')
 _checked_spec = COMMON.get('_checked_spec')
+_coerce = COMMON.get('_coerce')
 _complete_after_condition = COMMON.get('_complete_after_condition')
 _copy_back = COMMON.get('_copy_back')
 _exact_shape = COMMON.get('_exact_shape')
@@ -40,6 +41,7 @@ _new_const_out = COMMON.get('_new_const_out')
 _new_object = COMMON.get('_new_object')
 _no_tensor = COMMON.get('_no_tensor')
 _not_refined = COMMON.get('_not_refined')
+_NumPyArgument = COMMON.get('_NumPyArgument')
 _one = VIEW_COMMON.get('_one')
 _PlannedSpec = COMMON.get('_PlannedSpec')
 _prepare_inplace = COMMON.get('_prepare_inplace')
@@ -245,7 +247,7 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -254,10 +256,10 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -343,7 +345,7 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -352,10 +354,10 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -439,15 +441,15 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
     def add_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
             _spec = (self._shape, _last[2])
@@ -489,15 +491,15 @@ def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_add_(self, other, *, alpha=_default_alpha):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
             _spec = (self._shape, _last[2])
@@ -553,7 +555,7 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -562,10 +564,10 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -651,7 +653,7 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -660,10 +662,10 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -747,15 +749,15 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
     def sub_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
             _spec = (self._shape, _last[2])
@@ -797,15 +799,15 @@ def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_sub_(self, other, *, alpha=_default_alpha):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
             _spec = (self._shape, _last[2])
@@ -861,7 +863,7 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -870,9 +872,9 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -958,7 +960,7 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -967,9 +969,9 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1053,14 +1055,14 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def mul_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -1102,14 +1104,14 @@ def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_mul_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -1165,7 +1167,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -1174,9 +1176,9 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1258,7 +1260,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -1267,9 +1269,9 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1349,14 +1351,14 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
     def div_(self, other, *, rounding_mode=_default_rounding_mode):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other', _Class)
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -1394,14 +1396,14 @@ def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_div_(self, other, *, rounding_mode=_default_rounding_mode):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other', _Class)
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -1453,7 +1455,7 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -1462,9 +1464,9 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1550,7 +1552,7 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -1559,9 +1561,9 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1645,14 +1647,14 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
 def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def remainder_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -1694,14 +1696,14 @@ def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         return self
 
     def _raw_remainder_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -1757,7 +1759,7 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -1766,9 +1768,9 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1850,7 +1852,7 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -1859,9 +1861,9 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1941,14 +1943,14 @@ def make_cpu_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cpu_pow_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def pow_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -1986,14 +1988,14 @@ def make_cpu_pow_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_pow_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -2040,9 +2042,9 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2119,9 +2121,9 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2201,7 +2203,7 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def neg_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -2241,7 +2243,7 @@ def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_neg_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -2290,9 +2292,9 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2369,9 +2371,9 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2451,7 +2453,7 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def abs_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -2491,7 +2493,7 @@ def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_abs_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -2540,9 +2542,9 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2619,9 +2621,9 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2701,7 +2703,7 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def exp_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -2741,7 +2743,7 @@ def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_exp_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -2790,9 +2792,9 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2869,9 +2871,9 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2951,7 +2953,7 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def log_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -2991,7 +2993,7 @@ def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_log_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3040,9 +3042,9 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3119,9 +3121,9 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3201,7 +3203,7 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def sqrt_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3241,7 +3243,7 @@ def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_sqrt_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3290,9 +3292,9 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3369,9 +3371,9 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3451,7 +3453,7 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def sin_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3491,7 +3493,7 @@ def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_sin_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3540,9 +3542,9 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3619,9 +3621,9 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3701,7 +3703,7 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def cos_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3741,7 +3743,7 @@ def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_cos_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3790,9 +3792,9 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3869,9 +3871,9 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3951,7 +3953,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cpu_tanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def tanh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3991,7 +3993,7 @@ def make_cpu_tanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_tanh_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -4040,9 +4042,9 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -4118,9 +4120,9 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -4199,7 +4201,7 @@ def make_cpu_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 def make_cpu_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def sigmoid_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
@@ -4238,7 +4240,7 @@ def make_cpu_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         return self
 
     def _raw_sigmoid_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
@@ -4291,7 +4293,7 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -4300,9 +4302,9 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -4388,7 +4390,7 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -4397,9 +4399,9 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -4483,14 +4485,14 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def maximum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -4532,14 +4534,14 @@ def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         return self
 
     def _raw_maximum_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -4595,7 +4597,7 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -4604,9 +4606,9 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -4692,7 +4694,7 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -4701,9 +4703,9 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -4787,14 +4789,14 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def minimum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -4836,14 +4838,14 @@ def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         return self
 
     def _raw_minimum_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -4894,17 +4896,17 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'self', _Class)
         if min is not None:
             if type(min) is _Class:
                 if min._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
-            elif type(min) not in _SCALARS: _not_refined(_name, 'min', min, _Class)
+            elif type(min) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'min', _Class)
         if max is not None:
             if type(max) is _Class:
                 if max._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
-            elif type(max) not in _SCALARS: _not_refined(_name, 'max', max, _Class)
+            elif type(max) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'max', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
@@ -4982,17 +4984,17 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'self', _Class)
         if min is not None:
             if type(min) is _Class:
                 if min._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
-            elif type(min) not in _SCALARS: _not_refined(_name, 'min', min, _Class)
+            elif type(min) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'min', _Class)
         if max is not None:
             if type(max) is _Class:
                 if max._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
-            elif type(max) not in _SCALARS: _not_refined(_name, 'max', max, _Class)
+            elif type(max) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'max', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
@@ -5073,16 +5075,16 @@ def make_cpu_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 def make_cpu_clamp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_min, _default_max):
     def clamp_(self, min=_default_min, max=_default_max):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, min, max, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, min, max, ), {}, 'self', _Class)
         _device = self._device
         if min is not None:
             if type(min) is _Class:
                 if min._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ))
-            elif type(min) not in _SCALARS: _not_refined(_name, 'min', min, _Class)
+            elif type(min) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {}, 'min', _Class)
         if max is not None:
             if type(max) is _Class:
                 if max._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ))
-            elif type(max) not in _SCALARS: _not_refined(_name, 'max', max, _Class)
+            elif type(max) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {}, 'max', _Class)
         _spec = _meta(self, min, max)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -5121,16 +5123,16 @@ def make_cpu_clamp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         return self
 
     def _raw_clamp_(self, min=_default_min, max=_default_max):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, min, max, ), {}, 'self', _Class)
         _device = self._device
         if min is not None:
             if type(min) is _Class:
                 if min._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ))
-            elif type(min) not in _SCALARS: _not_refined(_name, 'min', min, _Class)
+            elif type(min) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {}, 'min', _Class)
         if max is not None:
             if type(max) is _Class:
                 if max._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ))
-            elif type(max) not in _SCALARS: _not_refined(_name, 'max', max, _Class)
+            elif type(max) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {}, 'max', _Class)
         _spec = _meta(self, min, max)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -5178,21 +5180,21 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(condition) is _Class:
             _device = condition._device
             _first_tensor = condition
-        else: _not_refined(_name, 'condition', condition, _Class)
+        else: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'condition', _Class)
         if type(self) is _Class:
             _self_is_tensor = True
             if self._device is not _device: _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
         else:
             _self_is_tensor = False
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
@@ -5270,21 +5272,21 @@ def make_cpu_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(condition) is _Class:
             _device = condition._device
             _first_tensor = condition
-        else: _not_refined(_name, 'condition', condition, _Class)
+        else: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'condition', _Class)
         if type(self) is _Class:
             _self_is_tensor = True
             if self._device is not _device: _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
         else:
             _self_is_tensor = False
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
@@ -5373,7 +5375,7 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -5382,9 +5384,9 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -5470,7 +5472,7 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -5479,9 +5481,9 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -5565,14 +5567,14 @@ def make_cpu_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_cpu_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def eq_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -5614,14 +5616,14 @@ def make_cpu_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         return self
 
     def _raw_eq_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -5677,7 +5679,7 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -5686,9 +5688,9 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -5774,7 +5776,7 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -5783,9 +5785,9 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -5869,14 +5871,14 @@ def make_cpu_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_cpu_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def ne_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -5918,14 +5920,14 @@ def make_cpu_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         return self
 
     def _raw_ne_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -5981,7 +5983,7 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -5990,9 +5992,9 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6078,7 +6080,7 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -6087,9 +6089,9 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6173,14 +6175,14 @@ def make_cpu_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_cpu_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def lt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -6222,14 +6224,14 @@ def make_cpu_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         return self
 
     def _raw_lt_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -6285,7 +6287,7 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -6294,9 +6296,9 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6382,7 +6384,7 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -6391,9 +6393,9 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6477,14 +6479,14 @@ def make_cpu_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_cpu_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def le_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -6526,14 +6528,14 @@ def make_cpu_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         return self
 
     def _raw_le_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -6589,7 +6591,7 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -6598,9 +6600,9 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6686,7 +6688,7 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -6695,9 +6697,9 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6781,14 +6783,14 @@ def make_cpu_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_cpu_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def gt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -6830,14 +6832,14 @@ def make_cpu_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         return self
 
     def _raw_gt_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -6893,7 +6895,7 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -6902,9 +6904,9 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6990,7 +6992,7 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -6999,9 +7001,9 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7085,14 +7087,14 @@ def make_cpu_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_cpu_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def ge_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -7134,14 +7136,14 @@ def make_cpu_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         return self
 
     def _raw_ge_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -7197,7 +7199,7 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -7206,9 +7208,9 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7294,7 +7296,7 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -7303,9 +7305,9 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7389,14 +7391,14 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
 def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_and_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -7438,14 +7440,14 @@ def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         return self
 
     def _raw_logical_and_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -7501,7 +7503,7 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -7510,9 +7512,9 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7598,7 +7600,7 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -7607,9 +7609,9 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7693,14 +7695,14 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
 def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_or_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -7742,14 +7744,14 @@ def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
         return self
 
     def _raw_logical_or_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -7805,7 +7807,7 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -7814,9 +7816,9 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7902,7 +7904,7 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -7911,9 +7913,9 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7997,14 +7999,14 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
 def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_xor_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -8046,14 +8048,14 @@ def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         return self
 
     def _raw_logical_xor_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -8104,9 +8106,9 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -8183,9 +8185,9 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -8265,7 +8267,7 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
 def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def logical_not_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -8305,7 +8307,7 @@ def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         return self
 
     def _raw_logical_not_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -8354,12 +8356,12 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
-        else: _not_refined(_name, 'other', other, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -8436,12 +8438,12 @@ def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
-        else: _not_refined(_name, 'other', other, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -8524,12 +8526,12 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'self', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'mat2', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
@@ -8606,12 +8608,12 @@ def make_cpu_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'self', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'mat2', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
@@ -8694,12 +8696,12 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'self', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'mat2', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
@@ -8776,12 +8778,12 @@ def make_cpu_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'self', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'mat2', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
@@ -8864,12 +8866,12 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
-        else: _not_refined(_name, 'other', other, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -8946,12 +8948,12 @@ def make_cpu_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
-        else: _not_refined(_name, 'other', other, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -9034,12 +9036,12 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'self', _Class)
         if type(vec2) is _Class:
             if vec2._device is not _device: _mismatch(_name, (('self', self), ('vec2', vec2), ('out', out)))
-        else: _not_refined(_name, 'vec2', vec2, _Class)
+        else: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'vec2', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('vec2', vec2), ('out', out)))
@@ -9116,12 +9118,12 @@ def make_cpu_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'self', _Class)
         if type(vec2) is _Class:
             if vec2._device is not _device: _mismatch(_name, (('self', self), ('vec2', vec2), ('out', out)))
-        else: _not_refined(_name, 'vec2', vec2, _Class)
+        else: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'vec2', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('vec2', vec2), ('out', out)))
@@ -9204,17 +9206,17 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'self', _Class)
         if type(mat1) is _Class:
             if mat1._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat1', mat1, _Class)
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'mat1', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
-        if beta is not _default_beta and type(beta) not in _SCALARS: _bad_type(_name, 'beta', beta, 'a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'mat2', _Class)
+        if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'beta')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
@@ -9292,17 +9294,17 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'self', _Class)
         if type(mat1) is _Class:
             if mat1._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat1', mat1, _Class)
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'mat1', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
-        if beta is not _default_beta and type(beta) not in _SCALARS: _bad_type(_name, 'beta', beta, 'a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'mat2', _Class)
+        if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'beta')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
@@ -9383,16 +9385,16 @@ def make_cpu_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 def make_cpu_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_beta, _default_alpha):
     def addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'self', _Class)
         _device = self._device
         if type(mat1) is _Class:
             if mat1._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ))
-        else: _not_refined(_name, 'mat1', mat1, _Class)
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat1', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
-        if beta is not _default_beta and type(beta) not in _SCALARS: _bad_type(_name, 'beta', beta, 'a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat2', _Class)
+        if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'beta')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'alpha')
         _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -9431,16 +9433,16 @@ def make_cpu_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         return self
 
     def _raw_addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'self', _Class)
         _device = self._device
         if type(mat1) is _Class:
             if mat1._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ))
-        else: _not_refined(_name, 'mat1', mat1, _Class)
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat1', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
-        if beta is not _default_beta and type(beta) not in _SCALARS: _bad_type(_name, 'beta', beta, 'a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat2', _Class)
+        if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'beta')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'alpha')
         _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -9488,9 +9490,9 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -9566,9 +9568,9 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -9650,9 +9652,9 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -9728,9 +9730,9 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -9812,9 +9814,9 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -9890,9 +9892,9 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -9974,9 +9976,9 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10052,9 +10054,9 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10136,9 +10138,9 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10214,9 +10216,9 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10298,9 +10300,9 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10376,9 +10378,9 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10460,9 +10462,9 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10538,9 +10540,9 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10622,9 +10624,9 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10700,9 +10702,9 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10784,9 +10786,9 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10862,9 +10864,9 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10946,9 +10948,9 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11024,9 +11026,9 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11108,9 +11110,9 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11186,9 +11188,9 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11270,9 +11272,9 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11348,9 +11350,9 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11432,9 +11434,9 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11510,9 +11512,9 @@ def make_cpu_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11594,9 +11596,9 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11672,9 +11674,9 @@ def make_cpu_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11756,9 +11758,9 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11834,9 +11836,9 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11915,7 +11917,7 @@ def make_cpu_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cpu_relu_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def relu_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
@@ -11954,7 +11956,7 @@ def make_cpu_relu_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_relu_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
@@ -12002,9 +12004,9 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, num_classes, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, num_classes, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12080,9 +12082,9 @@ def make_cpu_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, num_classes, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, num_classes, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12164,12 +12166,12 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
-        else: _not_refined(_name, 'input', input, _Class)
+        else: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'input', _Class)
         if type(target) is _Class:
             if target._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('out', out)))
-        else: _not_refined(_name, 'target', target, _Class)
+        else: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'target', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('target', target), ('out', out)))
@@ -12246,12 +12248,12 @@ def make_cpu_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
-        else: _not_refined(_name, 'input', input, _Class)
+        else: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'input', _Class)
         if type(target) is _Class:
             if target._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('out', out)))
-        else: _not_refined(_name, 'target', target, _Class)
+        else: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'target', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('target', target), ('out', out)))
@@ -12334,9 +12336,9 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12412,9 +12414,9 @@ def make_cpu_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12496,9 +12498,9 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12574,9 +12576,9 @@ def make_cpu_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12658,9 +12660,9 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12736,9 +12738,9 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12819,10 +12821,12 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
-        _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        try:
+            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors', _Class)
         for _item in tensors: type(_item) is _Class or _not_refined(_name, 'tensors', _item, _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
@@ -12897,10 +12901,12 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     def _raw_cat(tensors, dim=_default_dim, *, out=None):
         _device = None
         _first_tensor = None
-        _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        try:
+            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors', _Class)
         for _item in tensors: type(_item) is _Class or _not_refined(_name, 'tensors', _item, _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
@@ -12981,10 +12987,12 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
-        _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        try:
+            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors', _Class)
         for _item in tensors: type(_item) is _Class or _not_refined(_name, 'tensors', _item, _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
@@ -13059,10 +13067,12 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     def _raw_stack(tensors, dim=_default_dim, *, out=None):
         _device = None
         _first_tensor = None
-        _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        try:
+            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors', _Class)
         for _item in tensors: type(_item) is _Class or _not_refined(_name, 'tensors', _item, _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
@@ -13149,7 +13159,7 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -13158,10 +13168,10 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -13247,7 +13257,7 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -13256,10 +13266,10 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -13343,15 +13353,15 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
     def add_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
             _spec = (self._shape, _last[2])
@@ -13393,15 +13403,15 @@ def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_add_(self, other, *, alpha=_default_alpha):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
             _spec = (self._shape, _last[2])
@@ -13457,7 +13467,7 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -13466,10 +13476,10 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -13555,7 +13565,7 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -13564,10 +13574,10 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -13651,15 +13661,15 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
     def sub_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
             _spec = (self._shape, _last[2])
@@ -13701,15 +13711,15 @@ def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_sub_(self, other, *, alpha=_default_alpha):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other', _Class)
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
             _spec = (self._shape, _last[2])
@@ -13765,7 +13775,7 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -13774,9 +13784,9 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -13862,7 +13872,7 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -13871,9 +13881,9 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -13957,14 +13967,14 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def mul_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -14006,14 +14016,14 @@ def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_mul_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -14069,7 +14079,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -14078,9 +14088,9 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -14162,7 +14172,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -14171,9 +14181,9 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -14253,14 +14263,14 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
     def div_(self, other, *, rounding_mode=_default_rounding_mode):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other', _Class)
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -14298,14 +14308,14 @@ def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_div_(self, other, *, rounding_mode=_default_rounding_mode):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other', _Class)
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -14357,7 +14367,7 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -14366,9 +14376,9 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -14454,7 +14464,7 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -14463,9 +14473,9 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -14549,14 +14559,14 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
 def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def remainder_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -14598,14 +14608,14 @@ def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
         return self
 
     def _raw_remainder_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -14661,7 +14671,7 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -14670,9 +14680,9 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -14754,7 +14764,7 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -14763,9 +14773,9 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -14845,14 +14855,14 @@ def make_cuda_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cuda_pow_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def pow_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -14890,14 +14900,14 @@ def make_cuda_pow_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_pow_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _spec = _meta(self, other)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -14944,9 +14954,9 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -15023,9 +15033,9 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -15105,7 +15115,7 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def neg_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -15145,7 +15155,7 @@ def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_neg_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -15194,9 +15204,9 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -15273,9 +15283,9 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -15355,7 +15365,7 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def abs_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -15395,7 +15405,7 @@ def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_abs_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -15444,9 +15454,9 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -15523,9 +15533,9 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -15605,7 +15615,7 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def exp_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -15645,7 +15655,7 @@ def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_exp_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -15694,9 +15704,9 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -15773,9 +15783,9 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -15855,7 +15865,7 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def log_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -15895,7 +15905,7 @@ def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_log_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -15944,9 +15954,9 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -16023,9 +16033,9 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -16105,7 +16115,7 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def sqrt_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -16145,7 +16155,7 @@ def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         return self
 
     def _raw_sqrt_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -16194,9 +16204,9 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -16273,9 +16283,9 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -16355,7 +16365,7 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def sin_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -16395,7 +16405,7 @@ def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_sin_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -16444,9 +16454,9 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -16523,9 +16533,9 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -16605,7 +16615,7 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def cos_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -16645,7 +16655,7 @@ def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return self
 
     def _raw_cos_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -16694,9 +16704,9 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -16773,9 +16783,9 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -16855,7 +16865,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 def make_cuda_tanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def tanh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -16895,7 +16905,7 @@ def make_cuda_tanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         return self
 
     def _raw_tanh_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -16944,9 +16954,9 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -17022,9 +17032,9 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -17103,7 +17113,7 @@ def make_cuda_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 def make_cuda_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def sigmoid_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
@@ -17142,7 +17152,7 @@ def make_cuda_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         return self
 
     def _raw_sigmoid_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
@@ -17195,7 +17205,7 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -17204,9 +17214,9 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -17292,7 +17302,7 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -17301,9 +17311,9 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -17387,14 +17397,14 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def maximum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -17436,14 +17446,14 @@ def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         return self
 
     def _raw_maximum_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -17499,7 +17509,7 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -17508,9 +17518,9 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -17596,7 +17606,7 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -17605,9 +17615,9 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -17691,14 +17701,14 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def minimum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -17740,14 +17750,14 @@ def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         return self
 
     def _raw_minimum_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -17798,17 +17808,17 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'self', _Class)
         if min is not None:
             if type(min) is _Class:
                 if min._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
-            elif type(min) not in _SCALARS: _not_refined(_name, 'min', min, _Class)
+            elif type(min) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'min', _Class)
         if max is not None:
             if type(max) is _Class:
                 if max._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
-            elif type(max) not in _SCALARS: _not_refined(_name, 'max', max, _Class)
+            elif type(max) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'max', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
@@ -17886,17 +17896,17 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'self', _Class)
         if min is not None:
             if type(min) is _Class:
                 if min._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
-            elif type(min) not in _SCALARS: _not_refined(_name, 'min', min, _Class)
+            elif type(min) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'min', _Class)
         if max is not None:
             if type(max) is _Class:
                 if max._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
-            elif type(max) not in _SCALARS: _not_refined(_name, 'max', max, _Class)
+            elif type(max) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'max', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
@@ -17977,16 +17987,16 @@ def make_cuda_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
 def make_cuda_clamp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_min, _default_max):
     def clamp_(self, min=_default_min, max=_default_max):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, min, max, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, min, max, ), {}, 'self', _Class)
         _device = self._device
         if min is not None:
             if type(min) is _Class:
                 if min._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ))
-            elif type(min) not in _SCALARS: _not_refined(_name, 'min', min, _Class)
+            elif type(min) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {}, 'min', _Class)
         if max is not None:
             if type(max) is _Class:
                 if max._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ))
-            elif type(max) not in _SCALARS: _not_refined(_name, 'max', max, _Class)
+            elif type(max) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {}, 'max', _Class)
         _spec = _meta(self, min, max)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -18025,16 +18035,16 @@ def make_cuda_clamp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         return self
 
     def _raw_clamp_(self, min=_default_min, max=_default_max):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, min, max, ), {}, 'self', _Class)
         _device = self._device
         if min is not None:
             if type(min) is _Class:
                 if min._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ))
-            elif type(min) not in _SCALARS: _not_refined(_name, 'min', min, _Class)
+            elif type(min) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {}, 'min', _Class)
         if max is not None:
             if type(max) is _Class:
                 if max._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ))
-            elif type(max) not in _SCALARS: _not_refined(_name, 'max', max, _Class)
+            elif type(max) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {}, 'max', _Class)
         _spec = _meta(self, min, max)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -18082,21 +18092,21 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(condition) is _Class:
             _device = condition._device
             _first_tensor = condition
-        else: _not_refined(_name, 'condition', condition, _Class)
+        else: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'condition', _Class)
         if type(self) is _Class:
             _self_is_tensor = True
             if self._device is not _device: _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
         else:
             _self_is_tensor = False
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
@@ -18174,21 +18184,21 @@ def make_cuda_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(condition) is _Class:
             _device = condition._device
             _first_tensor = condition
-        else: _not_refined(_name, 'condition', condition, _Class)
+        else: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'condition', _Class)
         if type(self) is _Class:
             _self_is_tensor = True
             if self._device is not _device: _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
         else:
             _self_is_tensor = False
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
@@ -18277,7 +18287,7 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -18286,9 +18296,9 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -18374,7 +18384,7 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -18383,9 +18393,9 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -18469,14 +18479,14 @@ def make_cuda_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cuda_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def eq_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -18518,14 +18528,14 @@ def make_cuda_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_eq_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -18581,7 +18591,7 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -18590,9 +18600,9 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -18678,7 +18688,7 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -18687,9 +18697,9 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -18773,14 +18783,14 @@ def make_cuda_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cuda_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def ne_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -18822,14 +18832,14 @@ def make_cuda_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_ne_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -18885,7 +18895,7 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -18894,9 +18904,9 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -18982,7 +18992,7 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -18991,9 +19001,9 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -19077,14 +19087,14 @@ def make_cuda_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cuda_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def lt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -19126,14 +19136,14 @@ def make_cuda_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_lt_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -19189,7 +19199,7 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -19198,9 +19208,9 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -19286,7 +19296,7 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -19295,9 +19305,9 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -19381,14 +19391,14 @@ def make_cuda_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cuda_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def le_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -19430,14 +19440,14 @@ def make_cuda_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_le_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -19493,7 +19503,7 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -19502,9 +19512,9 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -19590,7 +19600,7 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -19599,9 +19609,9 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -19685,14 +19695,14 @@ def make_cuda_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cuda_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def gt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -19734,14 +19744,14 @@ def make_cuda_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_gt_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -19797,7 +19807,7 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -19806,9 +19816,9 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -19894,7 +19904,7 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -19903,9 +19913,9 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -19989,14 +19999,14 @@ def make_cuda_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_cuda_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def ge_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -20038,14 +20048,14 @@ def make_cuda_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_ge_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -20101,7 +20111,7 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -20110,9 +20120,9 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -20198,7 +20208,7 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -20207,9 +20217,9 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -20293,14 +20303,14 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
 def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_and_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -20342,14 +20352,14 @@ def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         return self
 
     def _raw_logical_and_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -20405,7 +20415,7 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -20414,9 +20424,9 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -20502,7 +20512,7 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -20511,9 +20521,9 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -20597,14 +20607,14 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
 def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_or_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -20646,14 +20656,14 @@ def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         return self
 
     def _raw_logical_or_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -20709,7 +20719,7 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -20718,9 +20728,9 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -20806,7 +20816,7 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _not_refined(_name, 'self', self, _Class)
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             _other_is_tensor = True
             if _device is None:
@@ -20815,9 +20825,9 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -20901,14 +20911,14 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
 def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
     def logical_xor_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -20950,14 +20960,14 @@ def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         return self
 
     def _raw_logical_xor_(self, other):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
         _device = self._device
         if type(other) is _Class:
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _not_refined(_name, 'other', other, _Class)
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -21008,9 +21018,9 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -21087,9 +21097,9 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -21169,7 +21179,7 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
 def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def logical_not_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -21209,7 +21219,7 @@ def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         return self
 
     def _raw_logical_not_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -21258,12 +21268,12 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
-        else: _not_refined(_name, 'other', other, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -21340,12 +21350,12 @@ def make_cuda_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
-        else: _not_refined(_name, 'other', other, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -21428,12 +21438,12 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'self', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'mat2', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
@@ -21510,12 +21520,12 @@ def make_cuda_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'self', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'mat2', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
@@ -21598,12 +21608,12 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'self', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'mat2', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
@@ -21680,12 +21690,12 @@ def make_cuda_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'self', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'mat2', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
@@ -21768,12 +21778,12 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
-        else: _not_refined(_name, 'other', other, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -21850,12 +21860,12 @@ def make_cuda_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
         if type(other) is _Class:
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
-        else: _not_refined(_name, 'other', other, _Class)
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -21938,12 +21948,12 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'self', _Class)
         if type(vec2) is _Class:
             if vec2._device is not _device: _mismatch(_name, (('self', self), ('vec2', vec2), ('out', out)))
-        else: _not_refined(_name, 'vec2', vec2, _Class)
+        else: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'vec2', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('vec2', vec2), ('out', out)))
@@ -22020,12 +22030,12 @@ def make_cuda_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'self', _Class)
         if type(vec2) is _Class:
             if vec2._device is not _device: _mismatch(_name, (('self', self), ('vec2', vec2), ('out', out)))
-        else: _not_refined(_name, 'vec2', vec2, _Class)
+        else: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'vec2', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('vec2', vec2), ('out', out)))
@@ -22108,17 +22118,17 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'self', _Class)
         if type(mat1) is _Class:
             if mat1._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat1', mat1, _Class)
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'mat1', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
-        if beta is not _default_beta and type(beta) not in _SCALARS: _bad_type(_name, 'beta', beta, 'a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'mat2', _Class)
+        if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'beta')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
@@ -22196,17 +22206,17 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'self', _Class)
         if type(mat1) is _Class:
             if mat1._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat1', mat1, _Class)
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'mat1', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
-        if beta is not _default_beta and type(beta) not in _SCALARS: _bad_type(_name, 'beta', beta, 'a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'mat2', _Class)
+        if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'beta')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
@@ -22287,16 +22297,16 @@ def make_cuda_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
 def make_cuda_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_beta, _default_alpha):
     def addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'self', _Class)
         _device = self._device
         if type(mat1) is _Class:
             if mat1._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ))
-        else: _not_refined(_name, 'mat1', mat1, _Class)
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat1', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
-        if beta is not _default_beta and type(beta) not in _SCALARS: _bad_type(_name, 'beta', beta, 'a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat2', _Class)
+        if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'beta')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'alpha')
         _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22335,16 +22345,16 @@ def make_cuda_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         return self
 
     def _raw_addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'self', _Class)
         _device = self._device
         if type(mat1) is _Class:
             if mat1._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ))
-        else: _not_refined(_name, 'mat1', mat1, _Class)
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat1', _Class)
         if type(mat2) is _Class:
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ))
-        else: _not_refined(_name, 'mat2', mat2, _Class)
-        if beta is not _default_beta and type(beta) not in _SCALARS: _bad_type(_name, 'beta', beta, 'a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat2', _Class)
+        if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'beta')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'alpha')
         _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22392,9 +22402,9 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -22470,9 +22480,9 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -22554,9 +22564,9 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -22632,9 +22642,9 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -22716,9 +22726,9 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -22794,9 +22804,9 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -22878,9 +22888,9 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -22956,9 +22966,9 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -23040,9 +23050,9 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -23118,9 +23128,9 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -23202,9 +23212,9 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -23280,9 +23290,9 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -23364,9 +23374,9 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -23442,9 +23452,9 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -23526,9 +23536,9 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -23604,9 +23614,9 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -23688,9 +23698,9 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -23766,9 +23776,9 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -23850,9 +23860,9 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -23928,9 +23938,9 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -24012,9 +24022,9 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -24090,9 +24100,9 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -24174,9 +24184,9 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -24252,9 +24262,9 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -24336,9 +24346,9 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -24414,9 +24424,9 @@ def make_cuda_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -24498,9 +24508,9 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -24576,9 +24586,9 @@ def make_cuda_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -24660,9 +24670,9 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -24738,9 +24748,9 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -24819,7 +24829,7 @@ def make_cuda_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 def make_cuda_relu_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def relu_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
@@ -24858,7 +24868,7 @@ def make_cuda_relu_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         return self
 
     def _raw_relu_(self):
-        if not type(self) is _Class: _not_refined(_name, 'self', self, _Class)
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
         _device = self._device
         _spec = _meta(self)
         _handler = _handlers.get(_KEY)
@@ -24906,9 +24916,9 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, num_classes, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, num_classes, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -24984,9 +24994,9 @@ def make_cuda_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, num_classes, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, num_classes, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -25068,12 +25078,12 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
-        else: _not_refined(_name, 'input', input, _Class)
+        else: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'input', _Class)
         if type(target) is _Class:
             if target._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('out', out)))
-        else: _not_refined(_name, 'target', target, _Class)
+        else: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'target', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('target', target), ('out', out)))
@@ -25150,12 +25160,12 @@ def make_cuda_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
-        else: _not_refined(_name, 'input', input, _Class)
+        else: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'input', _Class)
         if type(target) is _Class:
             if target._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('out', out)))
-        else: _not_refined(_name, 'target', target, _Class)
+        else: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'target', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('target', target), ('out', out)))
@@ -25238,9 +25248,9 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -25316,9 +25326,9 @@ def make_cuda_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -25400,9 +25410,9 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -25478,9 +25488,9 @@ def make_cuda_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -25562,9 +25572,9 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -25640,9 +25650,9 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
-        else: _not_refined(_name, 'self', self, _Class)
+        else: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'self', _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -25723,10 +25733,12 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
-        _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        try:
+            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors', _Class)
         for _item in tensors: type(_item) is _Class or _not_refined(_name, 'tensors', _item, _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
@@ -25801,10 +25813,12 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     def _raw_cat(tensors, dim=_default_dim, *, out=None):
         _device = None
         _first_tensor = None
-        _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        try:
+            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors', _Class)
         for _item in tensors: type(_item) is _Class or _not_refined(_name, 'tensors', _item, _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
@@ -25885,10 +25899,12 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
-        _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        try:
+            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors', _Class)
         for _item in tensors: type(_item) is _Class or _not_refined(_name, 'tensors', _item, _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
@@ -25963,10 +25979,12 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     def _raw_stack(tensors, dim=_default_dim, *, out=None):
         _device = None
         _first_tensor = None
-        _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        try:
+            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors', _Class)
         for _item in tensors: type(_item) is _Class or _not_refined(_name, 'tensors', _item, _Class)
         if out is not None:
-            if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)
+            if type(out) is not _Class: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out', _Class)
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))

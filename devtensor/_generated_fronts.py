@@ -14,7 +14,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -26,6 +26,7 @@ _check_pair = COMMON.get('_check_pair')
 _check_writable = COMMON.get('_check_writable')
 _checked_planned_spec = COMMON.get('_checked_planned_spec')
 _checked_spec = COMMON.get('_checked_spec')
+_coerce = COMMON.get('_coerce')
 _complete_after_condition = COMMON.get('_complete_after_condition')
 _copy_back = COMMON.get('_copy_back')
 _exact_shape = COMMON.get('_exact_shape')
@@ -42,6 +43,7 @@ _new_const_out = COMMON.get('_new_const_out')
 _new_object = COMMON.get('_new_object')
 _no_tensor = COMMON.get('_no_tensor')
 _not_refined = COMMON.get('_not_refined')
+_NumPyArgument = COMMON.get('_NumPyArgument')
 _one = VIEW_COMMON.get('_one')
 _PlannedSpec = COMMON.get('_PlannedSpec')
 _prepare_inplace = COMMON.get('_prepare_inplace')
@@ -522,7 +524,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -531,10 +533,10 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'other')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -620,7 +622,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -629,10 +631,10 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'other')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -716,15 +718,15 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _default_alpha):
     def add_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
             _spec = (self._shape, _last[2])
@@ -766,15 +768,15 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return self
 
     def _raw_add_(self, other, *, alpha=_default_alpha):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
             _spec = (self._shape, _last[2])
@@ -830,7 +832,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -839,10 +841,10 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'other')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -928,7 +930,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -937,10 +939,10 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'other')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1024,15 +1026,15 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _default_alpha):
     def sub_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
             _spec = (self._shape, _last[2])
@@ -1074,15 +1076,15 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return self
 
     def _raw_sub_(self, other, *, alpha=_default_alpha):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
             _spec = (self._shape, _last[2])
@@ -1138,7 +1140,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -1147,9 +1149,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1235,7 +1237,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -1244,9 +1246,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1330,14 +1332,14 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def mul_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -1379,14 +1381,14 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return self
 
     def _raw_mul_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -1442,7 +1444,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -1451,9 +1453,9 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1535,7 +1537,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -1544,9 +1546,9 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1626,14 +1628,14 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_rounding_mode):
     def div_(self, other, *, rounding_mode=_default_rounding_mode):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other')
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -1671,14 +1673,14 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return self
 
     def _raw_div_(self, other, *, rounding_mode=_default_rounding_mode):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other')
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -1730,7 +1732,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -1739,9 +1741,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1827,7 +1829,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -1836,9 +1838,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -1922,14 +1924,14 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def remainder_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -1971,14 +1973,14 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         return self
 
     def _raw_remainder_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -2034,7 +2036,7 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -2043,9 +2045,9 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -2127,7 +2129,7 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -2136,9 +2138,9 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -2218,14 +2220,14 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_pow_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def pow_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2263,14 +2265,14 @@ def make_pow_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return self
 
     def _raw_pow_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2317,9 +2319,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2396,9 +2398,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2478,7 +2480,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def neg_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -2518,7 +2520,7 @@ def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return self
 
     def _raw_neg_(self):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -2567,9 +2569,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2646,9 +2648,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2728,7 +2730,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def abs_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -2768,7 +2770,7 @@ def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return self
 
     def _raw_abs_(self):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -2817,9 +2819,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2896,9 +2898,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -2978,7 +2980,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def exp_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3018,7 +3020,7 @@ def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return self
 
     def _raw_exp_(self):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3067,9 +3069,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3146,9 +3148,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3228,7 +3230,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def log_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3268,7 +3270,7 @@ def make_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return self
 
     def _raw_log_(self):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3317,9 +3319,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3396,9 +3398,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3478,7 +3480,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def sqrt_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3518,7 +3520,7 @@ def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         return self
 
     def _raw_sqrt_(self):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3567,9 +3569,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3646,9 +3648,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3728,7 +3730,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def sin_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3768,7 +3770,7 @@ def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return self
 
     def _raw_sin_(self):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -3817,9 +3819,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3896,9 +3898,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -3978,7 +3980,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def cos_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -4018,7 +4020,7 @@ def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return self
 
     def _raw_cos_(self):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -4067,9 +4069,9 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -4146,9 +4148,9 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -4228,7 +4230,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 def make_tanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def tanh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -4268,7 +4270,7 @@ def make_tanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         return self
 
     def _raw_tanh_(self):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -4317,9 +4319,9 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -4395,9 +4397,9 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -4476,7 +4478,7 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def sigmoid_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _spec = _meta(self)
         _handler = _handlers.get(_device.key)
@@ -4515,7 +4517,7 @@ def make_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_sigmoid_(self):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _spec = _meta(self)
         _handler = _handlers.get(_device.key)
@@ -4568,7 +4570,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -4577,9 +4579,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -4665,7 +4667,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -4674,9 +4676,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -4760,14 +4762,14 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def maximum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -4809,14 +4811,14 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_maximum_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -4872,7 +4874,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -4881,9 +4883,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -4969,7 +4971,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -4978,9 +4980,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -5064,14 +5066,14 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def minimum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -5113,14 +5115,14 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return self
 
     def _raw_minimum_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -5171,17 +5173,17 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'self')
         if min is not None:
             if isinstance(min, _Tensor):
                 if min._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
-            elif type(min) not in _SCALARS: _bad_type(_name, 'min', min, 'a Tensor or a Python number')
+            elif type(min) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'min')
         if max is not None:
             if isinstance(max, _Tensor):
                 if max._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
-            elif type(max) not in _SCALARS: _bad_type(_name, 'max', max, 'a Tensor or a Python number')
+            elif type(max) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'max')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
@@ -5259,17 +5261,17 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'self')
         if min is not None:
             if isinstance(min, _Tensor):
                 if min._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
-            elif type(min) not in _SCALARS: _bad_type(_name, 'min', min, 'a Tensor or a Python number')
+            elif type(min) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'min')
         if max is not None:
             if isinstance(max, _Tensor):
                 if max._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
-            elif type(max) not in _SCALARS: _bad_type(_name, 'max', max, 'a Tensor or a Python number')
+            elif type(max) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'max')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, min, max, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('min', min), ('max', max), ('out', out)))
@@ -5350,16 +5352,16 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_clamp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_min, _default_max):
     def clamp_(self, min=_default_min, max=_default_max):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, min, max, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, min, max, ), {}, 'self')
         _device = self._device
         if min is not None:
             if isinstance(min, _Tensor):
                 if min._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ))
-            elif type(min) not in _SCALARS: _bad_type(_name, 'min', min, 'a Tensor or a Python number')
+            elif type(min) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {}, 'min')
         if max is not None:
             if isinstance(max, _Tensor):
                 if max._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ))
-            elif type(max) not in _SCALARS: _bad_type(_name, 'max', max, 'a Tensor or a Python number')
+            elif type(max) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {}, 'max')
         _spec = _meta(self, min, max)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -5398,16 +5400,16 @@ def make_clamp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         return self
 
     def _raw_clamp_(self, min=_default_min, max=_default_max):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, min, max, ), {}, 'self')
         _device = self._device
         if min is not None:
             if isinstance(min, _Tensor):
                 if min._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ))
-            elif type(min) not in _SCALARS: _bad_type(_name, 'min', min, 'a Tensor or a Python number')
+            elif type(min) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {}, 'min')
         if max is not None:
             if isinstance(max, _Tensor):
                 if max._device is not _device: _mismatch(_name, (('self', self), ('min', min), ('max', max), ))
-            elif type(max) not in _SCALARS: _bad_type(_name, 'max', max, 'a Tensor or a Python number')
+            elif type(max) not in _SCALARS: return _coerce(_op, _raw, (self, min, max, ), {}, 'max')
         _spec = _meta(self, min, max)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -5455,21 +5457,21 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if isinstance(condition, _Tensor):
             _device = condition._device
             _first_tensor = condition
-        else: _bad_type(_name, 'condition', condition, 'a Tensor')
+        else: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'condition')
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             if self._device is not _device: _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
         else:
             _self_is_tensor = False
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
@@ -5547,21 +5549,21 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if isinstance(condition, _Tensor):
             _device = condition._device
             _first_tensor = condition
-        else: _bad_type(_name, 'condition', condition, 'a Tensor')
+        else: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'condition')
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             if self._device is not _device: _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
         else:
             _self_is_tensor = False
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (condition, self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('condition', condition), ('self', self), ('other', other), ('out', out)))
@@ -5650,7 +5652,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -5659,9 +5661,9 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -5747,7 +5749,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -5756,9 +5758,9 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -5842,14 +5844,14 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
 def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def eq_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -5891,14 +5893,14 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return self
 
     def _raw_eq_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -5954,7 +5956,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -5963,9 +5965,9 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6051,7 +6053,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -6060,9 +6062,9 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6146,14 +6148,14 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
 def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def ne_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -6195,14 +6197,14 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return self
 
     def _raw_ne_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -6258,7 +6260,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -6267,9 +6269,9 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6355,7 +6357,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -6364,9 +6366,9 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6450,14 +6452,14 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
 def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def lt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -6499,14 +6501,14 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return self
 
     def _raw_lt_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -6562,7 +6564,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -6571,9 +6573,9 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6659,7 +6661,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -6668,9 +6670,9 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6754,14 +6756,14 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
 def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def le_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -6803,14 +6805,14 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return self
 
     def _raw_le_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -6866,7 +6868,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -6875,9 +6877,9 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -6963,7 +6965,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -6972,9 +6974,9 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7058,14 +7060,14 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
 def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def gt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -7107,14 +7109,14 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return self
 
     def _raw_gt_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -7170,7 +7172,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -7179,9 +7181,9 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7267,7 +7269,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -7276,9 +7278,9 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7362,14 +7364,14 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
 def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def ge_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -7411,14 +7413,14 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return self
 
     def _raw_ge_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -7474,7 +7476,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -7483,9 +7485,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7571,7 +7573,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -7580,9 +7582,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7666,14 +7668,14 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def logical_and_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -7715,14 +7717,14 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         return self
 
     def _raw_logical_and_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -7778,7 +7780,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -7787,9 +7789,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7875,7 +7877,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -7884,9 +7886,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -7970,14 +7972,14 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
 def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def logical_or_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -8019,14 +8021,14 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         return self
 
     def _raw_logical_or_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -8082,7 +8084,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -8091,9 +8093,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -8179,7 +8181,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _self_is_tensor = False
             _device = None
             _first_tensor = None
-            if type(self) not in _SCALARS: _bad_type(_name, 'self', self, 'a Tensor or a Python number')
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if _device is None:
@@ -8188,9 +8190,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -8274,14 +8276,14 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
     def logical_xor_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -8323,14 +8325,14 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         return self
 
     def _raw_logical_xor_(self, other):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
         _device = self._device
         if isinstance(other, _Tensor):
             _other_is_tensor = True
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
         else:
             _other_is_tensor = False
-            if type(other) not in _SCALARS: _bad_type(_name, 'other', other, 'a Tensor or a Python number')
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
         _last = _meta_last[0]
         if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
             _spec = (self._shape, _last[2])
@@ -8381,9 +8383,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -8460,9 +8462,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -8542,7 +8544,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def logical_not_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -8582,7 +8584,7 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         return self
 
     def _raw_logical_not_(self):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _cached_dtype = _meta_cache.get(self._dtype)
         _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
@@ -8631,12 +8633,12 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
-        else: _bad_type(_name, 'other', other, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -8713,12 +8715,12 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
-        else: _bad_type(_name, 'other', other, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -8801,12 +8803,12 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'self')
         if isinstance(mat2, _Tensor):
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
-        else: _bad_type(_name, 'mat2', mat2, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'mat2')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
@@ -8883,12 +8885,12 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'self')
         if isinstance(mat2, _Tensor):
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
-        else: _bad_type(_name, 'mat2', mat2, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'mat2')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
@@ -8971,12 +8973,12 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'self')
         if isinstance(mat2, _Tensor):
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
-        else: _bad_type(_name, 'mat2', mat2, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'mat2')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
@@ -9053,12 +9055,12 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'self')
         if isinstance(mat2, _Tensor):
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
-        else: _bad_type(_name, 'mat2', mat2, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'mat2')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, mat2, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
@@ -9141,12 +9143,12 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
-        else: _bad_type(_name, 'other', other, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -9223,12 +9225,12 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
         if isinstance(other, _Tensor):
             if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
-        else: _bad_type(_name, 'other', other, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
@@ -9311,12 +9313,12 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'self')
         if isinstance(vec2, _Tensor):
             if vec2._device is not _device: _mismatch(_name, (('self', self), ('vec2', vec2), ('out', out)))
-        else: _bad_type(_name, 'vec2', vec2, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'vec2')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('vec2', vec2), ('out', out)))
@@ -9393,12 +9395,12 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'self')
         if isinstance(vec2, _Tensor):
             if vec2._device is not _device: _mismatch(_name, (('self', self), ('vec2', vec2), ('out', out)))
-        else: _bad_type(_name, 'vec2', vec2, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'vec2')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, vec2, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('vec2', vec2), ('out', out)))
@@ -9481,17 +9483,17 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'self')
         if isinstance(mat1, _Tensor):
             if mat1._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
-        else: _bad_type(_name, 'mat1', mat1, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'mat1')
         if isinstance(mat2, _Tensor):
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
-        else: _bad_type(_name, 'mat2', mat2, 'a Tensor')
-        if beta is not _default_beta and type(beta) not in _SCALARS: _bad_type(_name, 'beta', beta, 'a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'mat2')
+        if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'beta')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
@@ -9569,17 +9571,17 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'self')
         if isinstance(mat1, _Tensor):
             if mat1._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
-        else: _bad_type(_name, 'mat1', mat1, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'mat1')
         if isinstance(mat2, _Tensor):
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
-        else: _bad_type(_name, 'mat2', mat2, 'a Tensor')
-        if beta is not _default_beta and type(beta) not in _SCALARS: _bad_type(_name, 'beta', beta, 'a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'mat2')
+        if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'beta')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'alpha')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
@@ -9660,16 +9662,16 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_beta, _default_alpha):
     def addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'self')
         _device = self._device
         if isinstance(mat1, _Tensor):
             if mat1._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ))
-        else: _bad_type(_name, 'mat1', mat1, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat1')
         if isinstance(mat2, _Tensor):
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ))
-        else: _bad_type(_name, 'mat2', mat2, 'a Tensor')
-        if beta is not _default_beta and type(beta) not in _SCALARS: _bad_type(_name, 'beta', beta, 'a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat2')
+        if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'beta')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'alpha')
         _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -9708,16 +9710,16 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         return self
 
     def _raw_addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'self')
         _device = self._device
         if isinstance(mat1, _Tensor):
             if mat1._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ))
-        else: _bad_type(_name, 'mat1', mat1, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat1')
         if isinstance(mat2, _Tensor):
             if mat2._device is not _device: _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ))
-        else: _bad_type(_name, 'mat2', mat2, 'a Tensor')
-        if beta is not _default_beta and type(beta) not in _SCALARS: _bad_type(_name, 'beta', beta, 'a Python number')
-        if alpha is not _default_alpha and type(alpha) not in _SCALARS: _bad_type(_name, 'alpha', alpha, 'a Python number')
+        else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat2')
+        if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'beta')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'alpha')
         _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -9765,9 +9767,9 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -9843,9 +9845,9 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -9927,9 +9929,9 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10005,9 +10007,9 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10089,9 +10091,9 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10167,9 +10169,9 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10251,9 +10253,9 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10329,9 +10331,9 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10413,9 +10415,9 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10491,9 +10493,9 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10575,9 +10577,9 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10653,9 +10655,9 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10737,9 +10739,9 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10815,9 +10817,9 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10899,9 +10901,9 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -10977,9 +10979,9 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11061,9 +11063,9 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11139,9 +11141,9 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11223,9 +11225,9 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11301,9 +11303,9 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11385,9 +11387,9 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11463,9 +11465,9 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11547,9 +11549,9 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11625,9 +11627,9 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, keepdim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11709,9 +11711,9 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11787,9 +11789,9 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11871,9 +11873,9 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -11949,9 +11951,9 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12033,9 +12035,9 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12111,9 +12113,9 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12192,7 +12194,7 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 def make_relu_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
     def relu_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _spec = _meta(self)
         _handler = _handlers.get(_device.key)
@@ -12231,7 +12233,7 @@ def make_relu_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         return self
 
     def _raw_relu_(self):
-        if not isinstance(self, _Tensor): _bad_type(_name, 'self', self, 'a Tensor')
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
         _device = self._device
         _spec = _meta(self)
         _handler = _handlers.get(_device.key)
@@ -12279,9 +12281,9 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, num_classes, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, num_classes, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12357,9 +12359,9 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, num_classes, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, num_classes, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12441,12 +12443,12 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
-        else: _bad_type(_name, 'input', input, 'a Tensor')
+        else: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'input')
         if isinstance(target, _Tensor):
             if target._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('out', out)))
-        else: _bad_type(_name, 'target', target, 'a Tensor')
+        else: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'target')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (input, target, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('target', target), ('out', out)))
@@ -12523,12 +12525,12 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
-        else: _bad_type(_name, 'input', input, 'a Tensor')
+        else: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'input')
         if isinstance(target, _Tensor):
             if target._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('out', out)))
-        else: _bad_type(_name, 'target', target, 'a Tensor')
+        else: return _coerce(_op, _raw, (input, target, ), {'out': out}, 'target')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (input, target, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('target', target), ('out', out)))
@@ -12611,9 +12613,9 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12689,9 +12691,9 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12773,9 +12775,9 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12851,9 +12853,9 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -12935,9 +12937,9 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -13013,9 +13015,9 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: _bad_type(_name, 'self', self, 'a Tensor')
+        else: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
@@ -13096,9 +13098,11 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
-        _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        try:
+            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
@@ -13173,9 +13177,11 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     def _raw_cat(tensors, dim=_default_dim, *, out=None):
         _device = None
         _first_tensor = None
-        _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        try:
+            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
@@ -13256,9 +13262,11 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
-        _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        try:
+            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
@@ -13333,9 +13341,11 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     def _raw_stack(tensors, dim=_default_dim, *, out=None):
         _device = None
         _first_tensor = None
-        _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        try:
+            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors')
         if out is not None:
-            if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))

@@ -22,7 +22,7 @@ import numpy as np
 
 from devtensor.backends import Backend, allocation_error, backend_for, check_allocation_size, shape_tuple
 from devtensor.device import Device, DeviceLike, as_device, as_index
-from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
+from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, python_scalar, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, OutOfMemoryError, ScalarOverflowError
 from devtensor.meta import check_scalar_fits
 from devtensor.tensor import Tensor
@@ -372,6 +372,9 @@ def ones(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Ten
 
 
 def _fill_dtype(op: str, fill_value: object) -> DType:
+    if isinstance(fill_value, np.generic) and type(fill_value) not in SCALAR_TYPES:
+        # A NumPy scalar's own dtype, as np.full infers it (np.float64 is also a float: same answer).
+        return to_dtype(fill_value.dtype, op=op, arg="fill_value")
     if type(fill_value) not in SCALAR_TYPES:
         raise ArgumentTypeError(f"{op}: argument 'fill_value' must be a Python number, got {type(fill_value).__name__}")
     dtype = np.asarray(fill_value).dtype
@@ -405,14 +408,16 @@ def full(
     """
     shape = shape_tuple("full", "size", (size,) if as_index(size) is not None else size)  # type: ignore[arg-type]  # any input
     dt = optional_dtype("full", dtype) or _fill_dtype("full", fill_value)
-    _check_fill("full", fill_value, dt)
-    return _filled("full", shape, dt, as_device(device, op="full"), fill_value)
+    value = _check_fill("full", fill_value, dt)
+    return _filled("full", shape, dt, as_device(device, op="full"), value)
 
 
-def _check_fill(op: str, value: object, dtype: DType) -> None:
-    if type(value) not in SCALAR_TYPES:
-        raise ArgumentTypeError(f"{op}: argument 'fill_value' must be a Python number, got {type(value).__name__}")
-    check_scalar_fits(op, value, dtype, "fill_value")  # type: ignore[arg-type]  # checked just above
+def _check_fill(op: str, value: object, dtype: DType) -> Scalar:
+    """The fill value as a Python number (a NumPy scalar converted: it takes no part in promotion), checked to
+    fit ``dtype``."""
+    number = python_scalar(op, "fill_value", value)
+    check_scalar_fits(op, number, dtype, "fill_value")
+    return number
 
 
 def _like(op: str, t: object, dtype: Any, device: DeviceLike | None) -> tuple[tuple[int, ...], DType, Device]:
@@ -449,8 +454,8 @@ def full_like(
     """``fill_value`` with ``input``'s shape (and its dtype and device unless given); the value must be
     representable in the dtype. Raises as :func:`full`, and ArgumentTypeError when ``input`` is no Tensor."""
     shape, dt, dev = _like("full_like", input, dtype, device)
-    _check_fill("full_like", fill_value, dt)
-    return _filled("full_like", shape, dt, dev, fill_value)
+    value = _check_fill("full_like", fill_value, dt)
+    return _filled("full_like", shape, dt, dev, value)
 
 
 def _rebuild(array: np.ndarray[Any, Any], device: str) -> Tensor:

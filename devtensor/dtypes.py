@@ -16,12 +16,14 @@ import numpy as np
 from devtensor.errors import ArgumentTypeError, CastingError, short_repr
 
 __all__ = [
+    "NUMPY_SCALARS",
     "SCALAR_TYPES",
     "DType",
     "DTypeLike",
     "Scalar",
     "bool_",
     "can_cast",
+    "python_scalar",
     "complex64",
     "complex128",
     "float16",
@@ -184,3 +186,25 @@ def check_cast(op: str, arg: str, result: DType, target: DType) -> None:
             f"{op}: result type {result.name} can't be cast to the desired output type {target.name} "
             f"of argument '{arg}' (same_kind casting)"
         )
+
+
+#: The NumPy scalar types that stand for numbers (bool, integer, floating, complex).
+NUMPY_SCALARS: Final = (np.bool_, np.integer, np.floating, np.complexfloating)
+
+
+def python_scalar(op: str, arg: str, value: object) -> bool | int | float | complex:
+    """The Python number a NumPy scalar stands for, where a value takes no part in promotion (``alpha``, a fill
+    value, a written value); Python numbers are returned as they are.
+
+    Raises:
+        ArgumentTypeError: ``value`` is neither a Python number nor a NumPy bool, integer, floating or complex
+            scalar.
+    """
+    if type(value) in SCALAR_TYPES:
+        return value  # type: ignore[return-value]
+    if isinstance(value, NUMPY_SCALARS):
+        return value.item()
+    raise ArgumentTypeError(
+        f"{op}: argument '{arg}' must be a Python number or a NumPy scalar, got {type(value).__name__} "
+        f"{short_repr(value)}"
+    )

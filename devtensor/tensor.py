@@ -313,9 +313,11 @@ class Tensor(TensorOpMethods):
             return self._backend.wrap_view(result, self)
         return self._backend.wrap(result, self._device)
 
-    def __setitem__(self, index: Any, value: Tensor | Scalar) -> None:
+    def __setitem__(self, index: Any, value: Tensor | Scalar | np.ndarray[Any, Any] | np.generic) -> None:
         """Write ``value`` (a Python number, or a tensor on the same device broadcasting to the indexed
-        shape) into the indexed elements, casting as NumPy's assignment does; bumps the version once.
+        shape) into the indexed elements, casting as NumPy's assignment does; bumps the version once. A NumPy
+        scalar is written as its Python value; a NumPy array as a CPU tensor over its memory (into a CPU tensor
+        only: DeviceMismatchError otherwise, as CuPy).
 
         As in NumPy and PyTorch, leading dimensions of length 1 of a tensor ``value`` are dropped before it is
         broadcast (``t[0:2] = ones(1, 2)`` works). Python numbers must be representable in the tensor's dtype
@@ -338,6 +340,10 @@ class Tensor(TensorOpMethods):
         Nothing is written, and the version counter does not change, when it raises.
         """
         key, is_view = _convert_index("__setitem__", index, self._device)
+        if isinstance(value, (np.ndarray, np.generic)):
+            from devtensor.numpy_values import setitem_value  # (it imports this module)
+
+            value = setitem_value(value, self)  # a Tensor or a Python number
         if isinstance(value, Tensor):
             if value._device is not self._device:
                 raise DeviceMismatchError(
@@ -348,7 +354,7 @@ class Tensor(TensorOpMethods):
         elif type(value) in SCALAR_TYPES:
             from devtensor.meta import check_scalar_fits  # (meta imports this module)
 
-            check_scalar_fits("__setitem__", value, self._dtype)
+            check_scalar_fits("__setitem__", value, self._dtype)  # type: ignore[arg-type]  # tested just above
             source = value
         else:
             raise ArgumentTypeError(

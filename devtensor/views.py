@@ -48,7 +48,8 @@ from devtensor import modes
 from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, dispatch_key
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
 from devtensor.structured import TENSOR, OpSchema, all_ops, schema_from_meta, view_ops_by_name
-from devtensor.structured.fronts import compile_factory, generated_factory
+from devtensor.structured.fronts import compile_factory
+from devtensor.structured.generated import generated_factory
 from devtensor.structured.schema import signature_text, stored_schema
 from devtensor.tensor import Tensor
 

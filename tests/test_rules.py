@@ -378,14 +378,10 @@ def test_non_tensor_non_number_arguments_raise_a_type_error_naming_op_and_argume
     out = dt.zeros(3)
     snap = snapshot(a, out)
     bad: Any = [1.0, 2.0, 3.0]
-    np_scalar: Any = np.float32(1)
-    np_out: Any = np.zeros(3)
     with pytest.raises(ArgumentTypeError, match=words("add", "'other'", "list")):
         dt.add(a, bad)
-    with pytest.raises(TypeError, match=words("add", "'other'", "float32")):
-        dt.add(a, np_scalar, out=out)
-    with pytest.raises(TypeError, match=words("add", "'out'", "ndarray")):
-        dt.add(a, 1, out=np_out)
+    with pytest.raises(TypeError, match=words("add", "'other'", "str_")):
+        dt.add(a, np.str_("x"), out=out)  # a NumPy value that is no number
     with pytest.raises(TypeError, match=words("add", "'self'", "Tensor", "list")):
         dt.add_(bad, a)
     with pytest.raises(TypeError, match=words("add", "'alpha'")):

@@ -306,6 +306,8 @@ def _upsample_length(length: int, output_size: object, scale_factor: object) -> 
         if out_len <= 0:
             raise ArgumentValueError(f"{op}: argument 'output_size' must be > 0, got {out_len}")
         return out_len
+    if isinstance(scale_factor, (np.integer, np.floating)):
+        scale_factor = scale_factor.item()  # a NumPy number counts as its Python value
     if isinstance(scale_factor, bool) or not isinstance(scale_factor, (int, float)):
         raise ArgumentTypeError(
             f"{op}: argument 'scale_factor' must be a float, got {type(scale_factor).__name__} {scale_factor!r}"

@@ -244,6 +244,8 @@ _DTYPE_ARG_DOC = """
 
 
 def _check_correction(op: str, correction: object) -> float:
+    if isinstance(correction, (np.integer, np.floating)):
+        correction = correction.item()  # a NumPy number counts as its Python value
     if isinstance(correction, bool) or not isinstance(correction, (int, float)):
         raise ArgumentTypeError(
             f"{op}: argument 'correction' must be an int or a float, got {type(correction).__name__} {correction!r}"

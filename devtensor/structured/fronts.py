@@ -3,7 +3,6 @@ bindings), specialised to the op's schema and compiled once per op."""
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import linecache
 import textwrap
@@ -16,6 +15,7 @@ from devtensor.dtypes import SCALAR_TYPES
 from devtensor.meta import INLINE, ONE
 from devtensor.structured import rules
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
+from devtensor.structured.generated import generated_factory
 from devtensor.structured.schema import Param, signature_text
 from devtensor.tensor import (
     PlannedSpec,
@@ -63,6 +63,8 @@ COMMON: Final[dict[str, Any]] = {
     "_run_modes": modes.run_modes,
     "_check_writable": rules.check_writable,
     "_check_overlap": rules.check_overlap,
+    "_coerce": rules.coerce,
+    "_NumPyArgument": rules.NumPyArgument,
 }
 
 
@@ -79,10 +81,23 @@ def _flag(name: str) -> str:
     return f"_{name}_is_tensor"
 
 
-def _arg_checks(params: Sequence[Param], all_names: str, first_is_self: bool, refined: bool = False) -> list[str]:
+def _retry(params: Sequence[Param], variant: str, name: str, refined: bool) -> str:
+    """The statement a front runs for an argument ``name`` of no type it takes at once: the slow path that
+    converts NumPy values (:func:`devtensor.numpy_values.coerce_call`) and calls the front again without the
+    dispatch-mode hook, or raises the argument's type error."""
+    positional = "(" + "".join(f"{p.name}, " for p in params if not p.kw_only) + ")"
+    keywords = [p.name for p in params if p.kw_only] + (["out"] if variant == "functional" else [])
+    kwargs = "{" + ", ".join(f"{k!r}: {k}" for k in keywords) + "}"
+    return f"return _coerce(_op, _raw, {positional}, {kwargs}, {name!r}{', _Class' if refined else ''})"
+
+
+def _arg_checks(
+    params: Sequence[Param], all_names: str, first_is_self: bool, refined: bool = False, variant: str = "functional"
+) -> list[str]:
     """Argument checks; ``refined`` (device bindings): tensors must be instances of exactly ``_Class``. They set
     ``_device`` (the device of the first tensor; None when there is none yet) and ``_first_tensor`` (that
-    tensor), except after a first ``self`` (``first_is_self``), which sets ``_device`` alone."""
+    tensor), except after a first ``self`` (``first_is_self``), which sets ``_device`` alone. An argument of
+    another type takes the slow path of :func:`_retry` (NumPy values are converted there)."""
     lines: list[str] = []
     # What is known of ``_device`` before each parameter: "unset" (nothing yet), "maybe" (None or a device), "set".
     # Known states spare tests: the first tensor parameter sets ``_device`` and ``_first_tensor`` without testing them.
@@ -95,9 +110,7 @@ def _arg_checks(params: Sequence[Param], all_names: str, first_is_self: bool, re
         n = p.name
         body: list[str] = []
         is_tensor = f"type({n}) is _Class" if refined else f"isinstance({n}, _Tensor)"
-        bad_tensor = (
-            f"_not_refined(_name, '{n}', {n}, _Class)" if refined else f"_bad_type(_name, '{n}', {n}, 'a Tensor')"
-        )
+        bad_tensor = _retry(params, variant, n, refined)
         if i == 0 and first_is_self:
             body += [
                 f"if not {is_tensor}: {bad_tensor}",
@@ -124,7 +137,7 @@ def _arg_checks(params: Sequence[Param], all_names: str, first_is_self: bool, re
                 if not p.optional:
                     state = "set"
             else:
-                bad_value = bad_tensor if refined else f"_bad_type(_name, '{n}', {n}, 'a Tensor or a Python number')"
+                bad_value = bad_tensor
                 if flagged:
                     body += ["else:", f"    {_flag(n)} = False"]
                     if state == "unset":
@@ -135,7 +148,11 @@ def _arg_checks(params: Sequence[Param], all_names: str, first_is_self: bool, re
                 if state == "unset":
                     state = "maybe"
         elif p.category == TENSOR_LIST:
-            body.append(f"_device, _first_tensor = _list_device(_name, '{n}', {n}, _device, _first_tensor)")
+            body += [
+                "try:",
+                f"    _device, _first_tensor = _list_device(_name, '{n}', {n}, _device, _first_tensor)",
+                f"except _NumPyArgument: {bad_tensor}",
+            ]
             if refined:
                 body.append(f"for _item in {n}: type(_item) is _Class or _not_refined(_name, '{n}', _item, _Class)")
         elif p.category == SCALAR:
@@ -143,7 +160,7 @@ def _arg_checks(params: Sequence[Param], all_names: str, first_is_self: bool, re
             if p.has_default and type(p.default) in SCALAR_TYPES:
                 # Most calls leave it at its default, a valid number: one identity test instead of the type test.
                 check = f"{n} is not _default_{n} and {check}"
-            body.append(f"if {check}: _bad_type(_name, '{n}', {n}, 'a Python number')")
+            body.append(f"if {check}: {_retry(params, variant, n, False)}")
         if body and p.optional and not (i == 0 and first_is_self):
             lines.append(f"    if {n} is not None:")
             lines += ["        " + b for b in body]
@@ -320,11 +337,12 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
         named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + "('out', out))"
         lines = [f"def {fname}({signature_text(params, True)}):"]
         lines += _arg_checks(params, named, first_is_self=False, refined=refined)
+        retry_out = _retry(params, variant, "out", refined)
         lines += [
             "    if out is not None:",
-            "        if type(out) is not _Class: _not_refined(_name, 'out', out, _Class)"
+            f"        if type(out) is not _Class: {retry_out}"
             if refined
-            else "        if not isinstance(out, _Tensor): _bad_type(_name, 'out', out, 'a Tensor')",
+            else f"        if not isinstance(out, _Tensor): {retry_out}",
             # (a tensor's device is never None: no tensor argument shows as a mismatch first)
             "        if out._device is not _device:",
             "            if _device is None: _no_tensor(_name, _lists)",
@@ -380,7 +398,7 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
         lines = [f"def {fname}({signature_text(params, False)}):"]
         if any(p.category == TENSOR_LIST for p in params):
             lines.append("    _first_tensor = None")  # read by the tensor-list check
-        lines += _arg_checks(params, named, first_is_self=True, refined=refined)
+        lines += _arg_checks(params, named, first_is_self=True, refined=refined, variant="inplace")
         lines += [
             *meta_lines,
             *_spec_check_lines(op),
@@ -547,36 +565,6 @@ def generate_front(
     fn.__module__ = f"devtensor.{device}" if device is not None else "devtensor"
     fn.op = op
     return fn  # type: ignore[no-any-return]
-
-
-def generated_factory(module_name: str, name: str, key: str) -> Callable[..., Any] | None:
-    """The factory ``name`` of the generated module ``module_name`` (``devtensor._generated_fronts``,
-    ``devtensor._generated_bindings``) if it was generated for the fingerprint ``key``; else None (also when the
-    module was not generated yet: the first run of codegen)."""
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        if error.name != module_name:
-            raise
-        return None
-    if getattr(module, "FINGERPRINTS", {}).get(name) != key or not usable_module(module):
-        return None
-    factory: Callable[..., Any] = getattr(module, name)
-    return factory
-
-
-def usable_module(module: Any) -> bool:
-    """Whether a generated fronts module was generated with the present :data:`COMMON` names (and, for view
-    fronts, :data:`devtensor.views.VIEW_COMMON`'s): its factories' globals are those."""
-    names = getattr(module, "COMMON_NAMES", None)
-    if names != _COMMON_NAMES:
-        return False
-    view_names = getattr(module, "VIEW_COMMON_NAMES", None)
-    if view_names is None:
-        return True  # the bindings module has no view fronts
-    from devtensor.views import VIEW_COMMON
-
-    return bool(view_names == tuple(sorted(VIEW_COMMON)))
 
 
 def front_source(fn: Callable[..., Any]) -> str:

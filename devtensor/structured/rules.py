@@ -155,11 +155,26 @@ def no_tensor(op: str, lists: tuple[str, ...] = ()) -> typing.NoReturn:
     raise ArgumentTypeError(f"{op}: expected at least one Tensor argument, got only Python numbers")
 
 
+class NumPyArgument(Exception):
+    """Raised by :func:`list_device` for a NumPy value in a tensor list: the front catches it and calls again
+    with the NumPy values converted (:func:`devtensor.numpy_values.coerce_call`). Never reaches a caller."""
+
+
+def coerce(*args: Any) -> Any:
+    """The fronts' slow path for an argument of no type they take at once (NumPy values):
+    :func:`devtensor.numpy_values.coerce_call`."""
+    from devtensor.numpy_values import coerce_call  # (it imports the structured package)
+
+    return coerce_call(*args)
+
+
 def list_device(op: str, arg: str, value: object, dev: Device | None, first: Tensor | None) -> tuple[Any, Any]:
     if not isinstance(value, (list, tuple)):
         bad_type(op, arg, value, "a list or tuple of Tensors")
     for i, t in enumerate(value):
         if not isinstance(t, Tensor):
+            if isinstance(t, (np.ndarray, np.generic)):
+                raise NumPyArgument(arg)
             bad_type(op, f"{arg}[{i}]", t, "a Tensor")
         if dev is None:
             dev, first = t._device, t

@@ -1,0 +1,179 @@
+"""NumPy values as op arguments: the slow path of the fronts for arguments that are neither tensors nor Python
+numbers.
+
+A front tests its tensor arguments with one ``isinstance`` and its numbers with one ``type(x) in`` set lookup;
+anything else lands here (:func:`coerce_call`), once per call and never on the path of a call with tensors and
+Python numbers only. The rules (NumPy's NEP 50 and CuPy's device rule):
+
+- **NumPy scalars** (``np.float32(2)``, ``np.int64(1)``, ``np.bool_(True)``) where an op takes a tensor are
+  strongly typed values, as NumPy 2 treats them: they become 0-d tensors of their own dtype on the device of the
+  call, so ``float32 tensor * np.float64(2)`` is float64 and ``int8 tensor + np.int64(1)`` is int64. Note that
+  ``np.float64`` is a subclass of ``float`` and ``np.bool_`` is not a ``bool``: the fronts test exact types, so
+  no NumPy scalar is taken for a weak Python number.
+- **NumPy scalars where a value takes no part in promotion** (``alpha``, fill values, ``__setitem__`` values) are
+  converted to the Python value (``.item()``) and must fit as a Python number would.
+- **NumPy arrays** (any ``numpy.ndarray``, 0-d included) where an op takes a tensor are wrapped without a copy as
+  CPU tensors over the caller's memory (never resized as an ``out``). An array that shares memory with a tensor
+  argument of the call becomes a view of that tensor's storage, so the overlap checks and the version counter see
+  one memory (``add(t, t.numpy()[::-1], out=t)`` is a partial overlap). Against tensors on another device (CUDA,
+  meta) they raise DeviceMismatchError naming both devices: there is no implicit transfer, as in CuPy.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from devtensor.device import Device, as_device
+from devtensor.dtypes import NUMPY_SCALARS, python_scalar, to_dtype
+from devtensor.errors import DeviceMismatchError
+from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
+from devtensor.tensor import Tensor
+
+if typing.TYPE_CHECKING:
+    from devtensor.structured.registry import StructuredOp
+
+__all__ = ["coerce_call", "is_numpy_value", "python_scalar", "setitem_value", "tensor_operand"]
+
+
+def is_numpy_value(value: object) -> bool:
+    """Whether ``value`` is a NumPy array or a NumPy number (a bool, integer, floating or complex scalar)."""
+    return isinstance(value, (np.ndarray, *NUMPY_SCALARS))
+
+
+def tensor_operand(op: str, arg: str, value: object, device: Device | None, tensors: Sequence[Tensor]) -> Any:
+    """``value`` as a tensor operand of a call on ``device`` (None: the call has no tensor, so the CPU, where a
+    NumPy value lives): a NumPy scalar as a 0-d tensor of its dtype on ``device``, a NumPy array wrapped without a
+    copy (a view of the storage of whichever of ``tensors`` it shares memory with). Anything else is returned as
+    it is.
+
+    Raises:
+        ArgumentTypeError: a NumPy value of a dtype devtensor does not support (strings, datetimes, objects...).
+        DeviceMismatchError: a NumPy array where the call's tensors are on a device other than the CPU.
+    """
+    from devtensor.backends import backend_for  # (backends imports the tensor classes)
+
+    if isinstance(value, np.ndarray):
+        cpu = as_device("cpu")
+        if device is not None and device is not cpu:
+            raise DeviceMismatchError(
+                f"{op}: argument '{arg}' is a NumPy array (on cpu) but the call's tensors are on {device}; there is "
+                f"no implicit transfer (as in CuPy): convert it with devtensor.asarray(..., device='{device}')"
+            )
+        to_dtype(value.dtype, op=op, arg=arg)
+        backend = backend_for(cpu)
+        root = backend.storage_root(value)
+        for t in tensors:
+            if t._device is cpu and t._storage.root is root:
+                # The caller's array over a tensor's memory: one storage, so overlaps and versions are seen.
+                return backend.wrap_view(value, t)
+        return backend.wrap(value, cpu, owned=False)
+    if isinstance(value, NUMPY_SCALARS):
+        dtype = to_dtype(value.dtype, op=op, arg=arg)
+        target = device if device is not None else as_device("cpu")
+        cpu_backend = backend_for(as_device("cpu"))
+        data = np.array(value)
+        if target.type == "cpu":
+            return cpu_backend.wrap(data, target)
+        backend = backend_for(target)
+        guard = target._guard
+        if guard is None:
+            return backend.wrap(backend.from_other(cpu_backend, data, target, dtype), target)
+        with guard():
+            return backend.wrap(backend.from_other(cpu_backend, data, target, dtype), target)
+    return value
+
+
+_EXPECTED: typing.Final = {
+    TENSOR: "a Tensor",
+    TENSOR_OR_SCALAR: "a Tensor or a Python number",
+    SCALAR: "a Python number",
+    TENSOR_LIST: "a list or tuple of Tensors",
+}
+
+
+def setitem_value(value: np.ndarray[Any, Any] | np.generic, target: Tensor) -> Any:
+    """A NumPy value written by ``target[index] = value``: a NumPy scalar as its Python value (written values take
+    no part in promotion), a NumPy array as a tensor over its memory (:func:`tensor_operand`, so an array over
+    ``target``'s own memory is a view of its storage).
+
+    Raises:
+        ArgumentTypeError: a NumPy scalar that is no number, or an array of an unsupported dtype.
+        DeviceMismatchError: a NumPy array written into a tensor that is not on the CPU.
+    """
+    if isinstance(value, np.ndarray):
+        return tensor_operand("__setitem__", "value", value, target._device, (target,))
+    return python_scalar("__setitem__", "value", value)
+
+
+def _call_device(values: dict[str, Any]) -> tuple[Device | None, list[Tensor]]:
+    """The device of the call (its first tensor's, in parameter order) and every tensor argument."""
+    tensors: list[Tensor] = []
+    for value in values.values():
+        if isinstance(value, Tensor):
+            tensors.append(value)
+        elif isinstance(value, (list, tuple)):
+            tensors.extend(v for v in value if isinstance(v, Tensor))
+    return (tensors[0]._device if tensors else None), tensors
+
+
+def coerce_call(
+    op: StructuredOp,
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    arg: str,
+    cls: type[Tensor] | None = None,
+) -> Any:
+    """Call the front ``fn`` (the variant being called, without the dispatch-mode hook) again with the NumPy
+    values among ``args``/``kwargs`` converted (see the module docstring); ``arg`` is the parameter the front
+    rejected, ``cls`` the refined class of a device binding (``devtensor.cpu.add``). When there is nothing to
+    convert, the error the front would have raised for ``arg`` is raised.
+
+    Raises:
+        ArgumentTypeError: ``arg`` is of no accepted type (the front's own message), or a NumPy value of an
+            unsupported dtype.
+        DeviceMismatchError: a NumPy array where the call's tensors are on another device.
+    """
+    from devtensor.structured import rules
+
+    params = op.schema.params
+    name = _front_name(op, fn)
+    positional = [p.name for p in params if not p.kw_only]
+    values: dict[str, Any] = dict(zip(positional, args, strict=False))
+    values.update(kwargs)
+    category = {p.name: p.category for p in params}
+    category["out"] = TENSOR
+    device, tensors = _call_device(values)
+    changed = False
+    for key, value in values.items():
+        kind = category.get(key)
+        if kind in (TENSOR, TENSOR_OR_SCALAR):
+            new = tensor_operand(name, key, value, device, tensors)
+        elif kind == TENSOR_LIST and isinstance(value, (list, tuple)):
+            items = [tensor_operand(name, f"{key}[{i}]", v, device, tensors) for i, v in enumerate(value)]
+            new = items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+        elif kind == SCALAR and isinstance(value, NUMPY_SCALARS):
+            new = value.item()
+        else:
+            continue
+        if new is not value:
+            values[key] = new
+            changed = True
+    if not changed:
+        value = values.get(arg)
+        kind = category.get(arg)
+        if cls is not None and kind != SCALAR:
+            rules.not_refined(name, arg, value, cls)
+        rules.bad_type(name, arg, value, _EXPECTED.get(kind or TENSOR, "a Tensor"))
+    new_args = [values[n] for n in positional[: len(args)]]
+    new_kwargs = {k: values[k] for k in kwargs}
+    return fn(*new_args, **new_kwargs)
+
+
+def _front_name(op: StructuredOp, fn: Callable[..., Any]) -> str:
+    """The op name errors give for the front ``fn``: ``add`` or ``add_`` (inplace)."""
+    return op.name + "_" if getattr(fn, "__name__", "").endswith(op.name + "_") else op.name
