@@ -8,6 +8,7 @@ dtypes, creation functions, and every op in its functional (``add``), inplace (`
 from devtensor import cpu, cuda, kernel_signatures  # device bindings, typed kernel registration
 from devtensor import kernels as _kernels  # defines the built-in ops
 from devtensor import library as library  # custom ops, out-of-tree backends, overrides, check
+from devtensor import numpy_protocols as _numpy_protocols  # NEP 13/18: NumPy ufuncs and functions on tensors
 from devtensor._generated_ops import *
 from devtensor._generated_ops import __all__ as _ops_all
 from devtensor.creation import (

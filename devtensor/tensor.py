@@ -82,8 +82,7 @@ class Tensor(TensorOpMethods):
     # True once checked writable with no internal overlap (or made so: fresh outputs); False means unknown.
     _write_checked: bool
 
-    # NumPy defers binary operators to us instead of converting the tensor; np.add(ndarray, tensor) raises.
-    __array_ufunc__ = None
+    # (``__array_ufunc__`` and ``__array_function__``, NumPy's NEP 13/18 protocols: devtensor.numpy_protocols)
 
     def __init__(self) -> None:
         raise TypeError(

@@ -493,11 +493,14 @@ def test_implicit_host_conversion_raises_and_says_cpu(convert: Callable[[Tensor]
         convert(t)
 
 
-def test_numpy_ufunc_on_a_cuda_tensor_raises_type_error() -> None:
-    # Tensor.__array_ufunc__ is None: NumPy refuses instead of converting (no device copy behind the back).
+def test_numpy_values_never_move_to_a_cuda_tensor_behind_the_back() -> None:
+    # A NumPy array next to a CUDA tensor names both devices; a NumPy function devtensor lacks is a TypeError
+    # (devtensor.numpy_protocols): no device copy behind the back, as in CuPy.
     t = dt.tensor([1.0], device="cuda:1")
-    with pytest.raises(TypeError):
+    with pytest.raises(DeviceMismatchError, match=r"cpu.*cuda:1"):
         np.add(np.zeros(1), t)
+    with pytest.raises(TypeError, match="cuda:1"):
+        np.cumsum(t)
 
 
 # --- a missing CUDA kernel -----------------------------------------------------------------------------------
