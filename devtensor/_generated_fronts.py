@@ -244,14 +244,14 @@ FINGERPRINTS = {
 def make_view_reshape(*, _name, _op, _meta, _handlers):
     def reshape(self, shape):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, shape, ), {})
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_reshape(self, shape):
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
@@ -272,14 +272,14 @@ def make_view_method_reshape(*, _name, _op, _functional):
 def make_view_view(*, _name, _op, _meta, _handlers):
     def view(self, shape):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, shape, ), {})
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_view(self, shape):
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
@@ -300,14 +300,14 @@ def make_view_method_view(*, _name, _op, _functional):
 def make_view_flatten(*, _name, _op, _meta, _handlers, _default_start_dim, _default_end_dim):
     def flatten(self, start_dim=_default_start_dim, end_dim=_default_end_dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, start_dim, end_dim, ), {})
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, start_dim, end_dim)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_flatten(self, start_dim=_default_start_dim, end_dim=_default_end_dim):
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, start_dim, end_dim)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
@@ -320,14 +320,14 @@ def make_view_flatten(*, _name, _op, _meta, _handlers, _default_start_dim, _defa
 def make_view_transpose(*, _name, _op, _meta, _handlers):
     def transpose(self, dim0, dim1):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dim0, dim1, ), {})
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim0, dim1)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_transpose(self, dim0, dim1):
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim0, dim1)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
@@ -340,14 +340,14 @@ def make_view_transpose(*, _name, _op, _meta, _handlers):
 def make_view_permute(*, _name, _op, _meta, _handlers):
     def permute(self, dims):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dims, ), {})
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dims)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_permute(self, dims):
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dims)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
@@ -368,14 +368,14 @@ def make_view_method_permute(*, _name, _op, _functional):
 def make_view_squeeze(*, _name, _op, _meta, _handlers, _default_dim):
     def squeeze(self, dim=_default_dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dim, ), {})
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_squeeze(self, dim=_default_dim):
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
@@ -388,14 +388,14 @@ def make_view_squeeze(*, _name, _op, _meta, _handlers, _default_dim):
 def make_view_unsqueeze(*, _name, _op, _meta, _handlers):
     def unsqueeze(self, dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dim, ), {})
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_unsqueeze(self, dim):
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
@@ -408,14 +408,14 @@ def make_view_unsqueeze(*, _name, _op, _meta, _handlers):
 def make_view_expand(*, _name, _op, _meta, _handlers):
     def expand(self, size):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, size, ), {})
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, size)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_expand(self, size):
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, size)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
@@ -436,14 +436,14 @@ def make_view_method_expand(*, _name, _op, _functional):
 def make_view_broadcast_to(*, _name, _op, _meta, _handlers):
     def broadcast_to(self, shape):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, shape, ), {})
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_broadcast_to(self, shape):
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
@@ -456,14 +456,14 @@ def make_view_broadcast_to(*, _name, _op, _meta, _handlers):
 def make_view_contiguous(*, _name, _op, _meta, _handlers):
     def contiguous(self):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, ), {})
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
     def _raw_contiguous(self):
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
@@ -476,14 +476,14 @@ def make_view_contiguous(*, _name, _op, _meta, _handlers):
 def make_view_split(*, _name, _op, _meta, _handlers, _default_dim):
     def split(self, split_size_or_sections, dim=_default_dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, split_size_or_sections, dim, ), {})
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, split_size_or_sections, dim)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
     def _raw_split(self, split_size_or_sections, dim=_default_dim):
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, split_size_or_sections, dim)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
@@ -496,14 +496,14 @@ def make_view_split(*, _name, _op, _meta, _handlers, _default_dim):
 def make_view_chunk(*, _name, _op, _meta, _handlers, _default_dim):
     def chunk(self, chunks, dim=_default_dim):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, chunks, dim, ), {})
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, chunks, dim)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
     def _raw_chunk(self, chunks, dim=_default_dim):
-        if not isinstance(self, _Tensor): _bad_self(_name, self)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, chunks, dim)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None: return _miss(_op, self, _spec)

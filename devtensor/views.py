@@ -282,7 +282,15 @@ def _check_varargs(name: str, schema: OpSchema, meta: Callable[..., Any], vararg
 # --- the common code the generated fronts call ---------------------------------------------------------------
 
 
-def _bad_self(op: str, value: object) -> typing.NoReturn:
+def _bad_self(op: str, value: object) -> Tensor:
+    """``self`` of a view op that is not a tensor: a NumPy array (or scalar) as a CPU tensor over its memory
+    (:func:`devtensor.numpy_values.tensor_operand`; the view then views the caller's memory), else
+    ArgumentTypeError."""
+    from devtensor.numpy_values import is_numpy_value, tensor_operand  # (it imports the structured package)
+
+    if is_numpy_value(value):
+        result: Tensor = tensor_operand(op, "self", value, None, ())
+        return result
     raise ArgumentTypeError(f"{op}: argument 'self' must be a Tensor, got {type(value).__name__}")
 
 
@@ -397,7 +405,7 @@ def view_factory_source(op: ViewOp, method: bool = False) -> str:
         self_name = params[0].name
         finish = "_many" if op.multi else "_one"
         checks = [
-            f"    if not isinstance({self_name}, _Tensor): _bad_self(_name, {self_name})",
+            f"    if not isinstance({self_name}, _Tensor): {self_name} = _bad_self(_name, {self_name})",
             f"    _spec = _meta({_call_text(op)})",
             f"    _kernel = _handlers.get({self_name}._device.key)",
             f"    if _kernel is None: return _miss(_op, {self_name}, _spec)",

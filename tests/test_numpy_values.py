@@ -171,3 +171,14 @@ def test_cuda_numpy_scalars_are_0d_device_tensors_and_arrays_are_refused() -> No
     t[0] = np.float32(5)
     assert t.cpu().tolist() == [5.0, 2.0]
     assert dt.cuda.add(t, np.float32(1)).cpu().tolist() == [6.0, 3.0]
+
+
+def test_view_ops_of_a_numpy_array_view_its_memory() -> None:
+    a = np.arange(6.0)
+    r = dt.reshape(a, (2, 3))
+    assert r.shape == (2, 3) and r.dtype == np.float64
+    r[0, 0] = 9.0
+    assert a[0] == 9.0  # zero-copy: the view views the caller's array
+    assert dt.transpose(np.ones((2, 3)), 0, 1).shape == (3, 2)
+    with pytest.raises(ArgumentTypeError, match=r"reshape.*'self'.*str"):
+        dt.reshape("x", (1,))  # type: ignore[arg-type]
