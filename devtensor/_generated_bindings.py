@@ -59,6 +59,10 @@ _Tensor = COMMON.get('_Tensor')
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.
 FINGERPRINTS = {
+    'make_cpu_conj': 'conj|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_conj_': 'conj|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_real': 'real|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_imag': 'imag|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_add': 'add|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
     'make_cpu_add_': 'add|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
     'make_cpu_sub': 'sub|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
@@ -146,6 +150,10 @@ FINGERPRINTS = {
     'make_cpu_flip': 'flip|functional|cpu|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_cat': 'cat|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cpu_stack': 'stack|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
+    'make_cuda_conj': 'conj|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_conj_': 'conj|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_real': 'real|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_imag': 'imag|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_add': 'add|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_add_': 'add|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_sub': 'sub|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
@@ -234,6 +242,580 @@ FINGERPRINTS = {
     'make_cuda_cat': 'cat|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cuda_stack': 'stack|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
 }
+
+
+def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def conj(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_conj(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = conj, _raw_conj
+    return _public, _raw
+
+
+def make_cpu_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def conj_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_conj_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = conj_, _raw_conj_
+    return _public, _raw
+
+
+def make_cpu_real(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def real(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_real(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = real, _raw_real
+    return _public, _raw
+
+
+def make_cpu_imag(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def imag(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_imag(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = imag, _raw_imag
+    return _public, _raw
 
 
 def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
@@ -13145,6 +13727,580 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return out
 
     _public, _raw = stack, _raw_stack
+    return _public, _raw
+
+
+def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def conj(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_conj(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = conj, _raw_conj
+    return _public, _raw
+
+
+def make_cuda_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def conj_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_conj_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = conj_, _raw_conj_
+    return _public, _raw
+
+
+def make_cuda_real(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def real(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_real(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = real, _raw_real
+    return _public, _raw
+
+
+def make_cuda_imag(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def imag(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_imag(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = imag, _raw_imag
     return _public, _raw
 
 

@@ -61,6 +61,9 @@ _Tensor = COMMON.get('_Tensor')
 #: Each op's schema as data, keyed by its meta function's fingerprint (devtensor.structured.schema.
 #: stored_schema): a built-in op whose meta function is unchanged skips deriving it at import.
 SCHEMAS = {
+    'conj': ("(('self',), 0, 0, 0, None, None, {'self': 'Tensor', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
+    'real': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
+    'imag': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'add': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'alpha': 'Scalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('alpha', 'Scalar', True, True, 1, False, 'Scalar')), None, None),
     'sub': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'alpha': 'Scalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('alpha', 'Scalar', True, True, 1, False, 'Scalar')), None, None),
     'mul': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar')), None, None),
@@ -151,6 +154,10 @@ FINGERPRINTS = {
     'make_view_contiguous': 'contiguous|view|0|self:00|0|None|_name,_op,_meta,_handlers',
     'make_view_split': 'split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
     'make_view_chunk': 'chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
+    'make_conj': 'conj|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_conj_': 'conj|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_real': 'real|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_imag': 'imag|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
     'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
     'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
@@ -510,6 +517,580 @@ def make_view_chunk(*, _name, _op, _meta, _handlers, _default_dim):
         return _many(self, _kernel, _spec, _name)
 
     _public, _raw = chunk, _raw_chunk
+    return _public, _raw
+
+
+def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+    def conj(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_conj(self, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = conj, _raw_conj
+    return _public, _raw
+
+
+def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+    def conj_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_conj_(self):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = conj_, _raw_conj_
+    return _public, _raw
+
+
+def make_real(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def real(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_real(self, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = real, _raw_real
+    return _public, _raw
+
+
+def make_imag(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def imag(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_imag(self, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = imag, _raw_imag
     return _public, _raw
 
 

@@ -32,6 +32,8 @@ __all__ = [
     "clamp",
     "clamp_",
     "clone",
+    "conj",
+    "conj_",
     "contiguous",
     "cos",
     "cos_",
@@ -50,6 +52,7 @@ __all__ = [
     "ge_",
     "gt",
     "gt_",
+    "imag",
     "le",
     "le_",
     "log",
@@ -85,6 +88,7 @@ __all__ = [
     "pow",
     "pow_",
     "prod",
+    "real",
     "relu",
     "relu_",
     "remainder",
@@ -128,6 +132,10 @@ if TYPE_CHECKING:
     def contiguous(self: Tensor) -> Tensor: ...
     def split(self: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]: ...
     def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]: ...
+    def conj(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def conj_(self: _T) -> _T: ...
+    def real(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def imag(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def add(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
     def add_(self: _T, other: TensorOrScalar, *, alpha: Scalar = 1) -> _T: ...
     def sub(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
@@ -229,6 +237,10 @@ else:
     contiguous = _view_variant('contiguous')
     split = _view_variant('split')
     chunk = _view_variant('chunk')
+    conj = _variant('conj', 'functional')
+    conj_ = _variant('conj', 'inplace')
+    real = _variant('real', 'functional')
+    imag = _variant('imag', 'functional')
     add = _variant('add', 'functional')
     add_ = _variant('add', 'inplace')
     sub = _variant('sub', 'functional')

@@ -34,6 +34,8 @@ __all__ = [
     "clamp",
     "clamp_",
     "clone",
+    "conj",
+    "conj_",
     "cos",
     "cos_",
     "cross_entropy",
@@ -49,6 +51,7 @@ __all__ = [
     "ge_",
     "gt",
     "gt_",
+    "imag",
     "le",
     "le_",
     "log",
@@ -83,6 +86,7 @@ __all__ = [
     "pow",
     "pow_",
     "prod",
+    "real",
     "relu",
     "relu_",
     "remainder",
@@ -108,6 +112,10 @@ __all__ = [
 
 if TYPE_CHECKING:
 
+    def conj(self: CPUTensor, *, out: CPUTensor | None = None) -> CPUTensor: ...
+    def conj_(self: CPUTensor) -> CPUTensor: ...
+    def real(self: CPUTensor, *, out: CPUTensor | None = None) -> CPUTensor: ...
+    def imag(self: CPUTensor, *, out: CPUTensor | None = None) -> CPUTensor: ...
     def add(self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar = 1, out: CPUTensor | None = None) -> CPUTensor: ...
     def add_(self: CPUTensor, other: CPUTensor | Scalar, *, alpha: Scalar = 1) -> CPUTensor: ...
     def sub(self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar = 1, out: CPUTensor | None = None) -> CPUTensor: ...

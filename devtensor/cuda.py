@@ -34,6 +34,8 @@ __all__ = [
     "clamp",
     "clamp_",
     "clone",
+    "conj",
+    "conj_",
     "cos",
     "cos_",
     "cross_entropy",
@@ -49,6 +51,7 @@ __all__ = [
     "ge_",
     "gt",
     "gt_",
+    "imag",
     "le",
     "le_",
     "log",
@@ -83,6 +86,7 @@ __all__ = [
     "pow",
     "pow_",
     "prod",
+    "real",
     "relu",
     "relu_",
     "remainder",
@@ -108,6 +112,10 @@ __all__ = [
 
 if TYPE_CHECKING:
 
+    def conj(self: CUDATensor, *, out: CUDATensor | None = None) -> CUDATensor: ...
+    def conj_(self: CUDATensor) -> CUDATensor: ...
+    def real(self: CUDATensor, *, out: CUDATensor | None = None) -> CUDATensor: ...
+    def imag(self: CUDATensor, *, out: CUDATensor | None = None) -> CUDATensor: ...
     def add(self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar = 1, out: CUDATensor | None = None) -> CUDATensor: ...
     def add_(self: CUDATensor, other: CUDATensor | Scalar, *, alpha: Scalar = 1) -> CUDATensor: ...
     def sub(self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar = 1, out: CUDATensor | None = None) -> CUDATensor: ...

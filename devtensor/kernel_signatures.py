@@ -37,6 +37,7 @@ __all__ = [
     "cat",
     "clamp",
     "clone",
+    "conj",
     "cos",
     "cross_entropy",
     "div",
@@ -46,6 +47,7 @@ __all__ = [
     "flip",
     "ge",
     "gt",
+    "imag",
     "le",
     "log",
     "log_softmax",
@@ -67,6 +69,7 @@ __all__ = [
     "outer",
     "pow",
     "prod",
+    "real",
     "relu",
     "remainder",
     "sigmoid",
@@ -123,6 +126,99 @@ if TYPE_CHECKING:
     _CUDAS7 = TypeVar("_CUDAS7", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
     # The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.
     _XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
+
+
+    class ConjCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``conj``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ConjCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``conj``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ConjXPKernel(Protocol[_XP]):
+        """The type of ``conj``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ConjKernels(KernelRegistrar):
+        """Typed registration of ``conj``'s impls: ``@conj.cpu`` / ``@conj.cuda`` / ``@conj.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: ConjCPUKernel[_CPU0, _CPU1]) -> ConjCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ConjCUDAKernel[_CUDA0, _CUDA1]) -> ConjCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ConjXPKernel[_XP]) -> ConjXPKernel[_XP]: ...
+
+
+    conj: _ConjKernels
+
+
+    class RealCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``real``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class RealCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``real``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class RealXPKernel(Protocol[_XP]):
+        """The type of ``real``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _RealKernels(KernelRegistrar):
+        """Typed registration of ``real``'s impls: ``@real.cpu`` / ``@real.cuda`` / ``@real.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: RealCPUKernel[_CPU0, _CPU1]) -> RealCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: RealCUDAKernel[_CUDA0, _CUDA1]) -> RealCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: RealXPKernel[_XP]) -> RealXPKernel[_XP]: ...
+
+
+    real: _RealKernels
+
+
+    class ImagCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``imag``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ImagCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``imag``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ImagXPKernel(Protocol[_XP]):
+        """The type of ``imag``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ImagKernels(KernelRegistrar):
+        """Typed registration of ``imag``'s impls: ``@imag.cpu`` / ``@imag.cuda`` / ``@imag.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: ImagCPUKernel[_CPU0, _CPU1]) -> ImagCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ImagCUDAKernel[_CUDA0, _CUDA1]) -> ImagCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ImagXPKernel[_XP]) -> ImagXPKernel[_XP]: ...
+
+
+    imag: _ImagKernels
 
 
     class AddCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
@@ -1968,6 +2064,9 @@ if TYPE_CHECKING:
     stack: _StackKernels
 
 else:
+    conj = KernelRegistrar('conj')
+    real = KernelRegistrar('real')
+    imag = KernelRegistrar('imag')
     add = KernelRegistrar('add')
     sub = KernelRegistrar('sub')
     mul = KernelRegistrar('mul')

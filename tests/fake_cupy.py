@@ -662,6 +662,16 @@ def copyto(dst: ndarray, src: Any, casting: str = "same_kind", where: Any = None
     np.copyto(d, _plain("copyto", src), casting=casting, where=True if where is None else _plain("copyto", where))  # type: ignore[arg-type]
 
 
+def real(val: Any) -> Any:
+    """The real part (CuPy: a view for complex arrays, the array itself otherwise)."""
+    return _apply("real", np.real, (val,), {})
+
+
+def imag(val: Any) -> Any:
+    """The imaginary part (CuPy: a view for complex arrays, zeros otherwise)."""
+    return _apply("imag", np.imag, (val,), {})
+
+
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     if x is None and y is None:
         return _apply("nonzero", np.nonzero, (condition,), {})

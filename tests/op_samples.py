@@ -382,6 +382,9 @@ def _elementwise() -> list[OpSamples]:
         unary("logical_not", reference=np.logical_not, skip=cmp_skip),
         unary("relu", "if", signed=True, reference=lambda a: np.maximum(a, 0)),
         unary("clone", reference=np.copy, skip={"inplace": NO_INPLACE}),
+        unary("conj", reference=np.conjugate),
+        unary("real", reference=np.real, skip={"inplace": NO_INPLACE}),
+        unary("imag", reference=np.imag, skip={"inplace": NO_INPLACE}),
     ]
     x = A((2, 3))
     entries.append(
