@@ -285,6 +285,12 @@ class Tensor(TensorOpMethods):
             raise BufferError("__dlpack_device__: a meta tensor has no data to export")
         return tuple(self._array.__dlpack_device__())
 
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        """The Array API namespace, :mod:`devtensor.array_api` (``api_version`` None, "2024.12" or "2023.12")."""
+        from devtensor.array_api import namespace_for  # (it imports the ops)
+
+        return namespace_for(api_version)
+
     # --- indexing --------------------------------------------------------------------------------------
 
     def __getitem__(self, index: Any) -> Tensor:

@@ -1,0 +1,190 @@
+"""The Array API standard's creation functions, with the standard's signatures, over devtensor's creation
+functions (plain functions: no dispatch, as the main namespace's)."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+import devtensor as _dt
+from devtensor.device import DeviceLike
+from devtensor.errors import ArgumentTypeError, ArgumentValueError
+from devtensor.tensor import Tensor
+
+__all__ = [
+    "arange",
+    "asarray",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_dlpack",
+    "full",
+    "full_like",
+    "linspace",
+    "meshgrid",
+    "ones",
+    "ones_like",
+    "tril",
+    "triu",
+    "zeros",
+    "zeros_like",
+]
+
+
+def _shape(op: str, shape: int | Sequence[int]) -> tuple[int, ...]:
+    try:
+        return (operator.index(shape),) if not isinstance(shape, Sequence) else tuple(operator.index(d) for d in shape)  # type: ignore[arg-type]
+    except TypeError:
+        raise ArgumentTypeError(f"{op}: argument 'shape' must be an int or a sequence of ints, got {shape!r}") from None
+
+
+def arange(
+    start: int | float, /, stop: int | float | None = None, step: int | float = 1, *, dtype: Any = None,
+    device: DeviceLike | None = None,
+) -> Tensor:  # fmt: skip
+    """Values from ``start`` to ``stop`` (exclusive) by ``step`` (``arange(n)``: 0..n-1): devtensor's
+    :func:`~devtensor.arange`, whose dtype default (int64 for ints, float64 otherwise) is the standard's."""
+    return _dt.arange(start, stop, step, dtype=dtype, device=device)
+
+
+def asarray(obj: Any, /, *, dtype: Any = None, device: DeviceLike | None = None, copy: bool | None = None) -> Tensor:
+    """``obj`` (a tensor, a NumPy array, a DLPack exporter, nested sequences, a Python scalar) as a tensor:
+    devtensor's :func:`~devtensor.asarray` (``copy=None`` shares memory when it can, ``False`` never copies)."""
+    return _dt.asarray(obj, dtype=dtype, device=device, copy=copy)
+
+
+def empty(shape: int | Sequence[int], *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
+    """An uninitialised tensor of ``shape`` (default dtype float64)."""
+    return _dt.empty(_shape("empty", shape), dtype=dtype, device=device)
+
+
+def empty_like(x: Tensor, /, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
+    """An uninitialised tensor of ``x``'s shape (and dtype and device unless given)."""
+    return _dt.empty_like(x, dtype=dtype, device=device)
+
+
+def zeros(shape: int | Sequence[int], *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
+    """Zeros of ``shape`` (default dtype float64)."""
+    return _dt.zeros(_shape("zeros", shape), dtype=dtype, device=device)
+
+
+def zeros_like(x: Tensor, /, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
+    """Zeros of ``x``'s shape (and dtype and device unless given)."""
+    return _dt.zeros_like(x, dtype=dtype, device=device)
+
+
+def ones(shape: int | Sequence[int], *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
+    """Ones of ``shape`` (default dtype float64)."""
+    return _dt.ones(_shape("ones", shape), dtype=dtype, device=device)
+
+
+def ones_like(x: Tensor, /, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
+    """Ones of ``x``'s shape (and dtype and device unless given)."""
+    return _dt.ones_like(x, dtype=dtype, device=device)
+
+
+def full(
+    shape: int | Sequence[int], fill_value: bool | int | float | complex, *, dtype: Any = None,
+    device: DeviceLike | None = None,
+) -> Tensor:  # fmt: skip
+    """``fill_value`` in a tensor of ``shape``; the dtype default follows the value's kind (bool, int64,
+    float64, complex128), as the standard's defaults."""
+    return _dt.full(_shape("full", shape), fill_value, dtype=dtype, device=device)
+
+
+def full_like(
+    x: Tensor, /, fill_value: bool | int | float | complex, *, dtype: Any = None, device: DeviceLike | None = None
+) -> Tensor:
+    """``fill_value`` in a tensor of ``x``'s shape (and dtype and device unless given)."""
+    return _dt.full_like(x, fill_value, dtype=dtype, device=device)
+
+
+def linspace(
+    start: int | float | complex, stop: int | float | complex, /, num: int, *, dtype: Any = None,
+    device: DeviceLike | None = None, endpoint: bool = True,
+) -> Tensor:  # fmt: skip
+    """``num`` evenly spaced values from ``start`` to ``stop`` (included when ``endpoint``): devtensor's
+    :func:`~devtensor.linspace` (real bounds; complex bounds are computed with NumPy on the host)."""
+    if isinstance(start, complex) or isinstance(stop, complex):
+        values = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype or np.complex128)
+        return _dt.asarray(values, device=device)
+    if endpoint:
+        return _dt.linspace(start, stop, num, dtype=dtype, device=device)
+    n = operator.index(num)
+    if n < 0:
+        raise ArgumentValueError(f"linspace: argument 'num' must be non-negative, got {n}")
+    return _dt.linspace(start, stop, n + 1, dtype=dtype, device=device)[:n]
+
+
+def eye(
+    n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None, device: DeviceLike | None = None
+) -> Tensor:
+    """A 2-d tensor with ones on the ``k``-th diagonal and zeros elsewhere (default dtype float64)."""
+    rows = operator.index(n_rows)
+    cols = rows if n_cols is None else operator.index(n_cols)
+    out = _dt.zeros((rows, cols), dtype=dtype, device=device)
+    diag = [(i, i + k) for i in range(max(0, -k), min(rows, cols - k))]
+    if diag:
+        r = _dt.tensor([d[0] for d in diag], device=out.device)
+        c = _dt.tensor([d[1] for d in diag], device=out.device)
+        out[r, c] = 1
+    return out
+
+
+def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | None = None) -> Tensor:
+    """A tensor over the memory of the DLPack exporter ``x``: devtensor's :func:`~devtensor.from_dlpack`."""
+    if device is None and copy is None:
+        return _dt.from_dlpack(x)
+    return _dt.from_dlpack(x, device=device, copy=copy)  # type: ignore[call-arg]
+
+
+def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list[Tensor]:
+    """Coordinate grids from 1-d tensors (``indexing`` "xy": Cartesian, "ij": matrix), as NumPy's
+    ``meshgrid``: expanded views (broadcast), one per input.
+
+    Raises:
+        ArgumentValueError: an ``indexing`` other than "xy" or "ij"; inputs not 1-d.
+    """
+    if indexing not in ("xy", "ij"):
+        raise ArgumentValueError(f"meshgrid: argument 'indexing' must be 'xy' or 'ij', got {indexing!r}")
+    for i, a in enumerate(arrays):
+        if a.ndim != 1:
+            raise ArgumentValueError(f"meshgrid: argument 'arrays[{i}]' must be 1-d, got shape {a.shape}")
+    shape = [a.shape[0] for a in arrays]
+    if indexing == "xy" and len(arrays) >= 2:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, a in enumerate(arrays):
+        pos = i
+        if indexing == "xy" and len(arrays) >= 2 and i < 2:
+            pos = 1 - i
+        view = [1] * len(arrays)
+        view[pos] = a.shape[0]
+        out.append(_dt.broadcast_to(_dt.reshape(a, tuple(view)), tuple(shape)))
+    return out
+
+
+def _tri(op: str, x: Tensor, k: int, upper: bool) -> Tensor:
+    fn = getattr(_dt, op, None)
+    if fn is not None:
+        return fn(x, diagonal=k)  # type: ignore[no-any-return]
+    if x.ndim < 2:
+        raise ArgumentValueError(f"{op}: argument 'x' must have at least 2 dimensions, got shape {x.shape}")
+    rows, cols = x.shape[-2], x.shape[-1]
+    i = _dt.reshape(_dt.arange(rows, device=x.device), (rows, 1))
+    j = _dt.reshape(_dt.arange(cols, device=x.device), (1, cols))
+    keep = (j - i >= k) if upper else (j - i <= k)
+    return _dt.where(keep, x, _dt.zeros((), dtype=x.dtype, device=x.device))
+
+
+def tril(x: Tensor, /, *, k: int = 0) -> Tensor:
+    """The lower triangle (on and below the ``k``-th diagonal) of the last two dims of ``x``; zeros above."""
+    return _tri("tril", x, k, upper=False)
+
+
+def triu(x: Tensor, /, *, k: int = 0) -> Tensor:
+    """The upper triangle (on and above the ``k``-th diagonal) of the last two dims of ``x``; zeros below."""
+    return _tri("triu", x, k, upper=True)

@@ -1,0 +1,205 @@
+"""The Array API standard's manipulation functions over devtensor's view and shape ops (``reshape``, ``permute``,
+``cat``, ``stack``, ``flip``, ``broadcast_to``, ...): the results are views where the op makes views."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
+import devtensor as _dt
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
+from devtensor.meta import normalize_dim
+from devtensor.tensor import Tensor
+
+__all__ = [
+    "broadcast_arrays",
+    "broadcast_to",
+    "concat",
+    "expand_dims",
+    "flip",
+    "moveaxis",
+    "permute_dims",
+    "repeat",
+    "reshape",
+    "roll",
+    "squeeze",
+    "stack",
+    "tile",
+    "unstack",
+]
+
+
+def _axes(op: str, axis: int | Sequence[int], ndim: int) -> tuple[int, ...]:
+    items = (axis,) if not isinstance(axis, Sequence) else tuple(axis)
+    return tuple(normalize_dim(op, a, ndim) for a in items)
+
+
+def broadcast_arrays(*arrays: Tensor) -> list[Tensor]:
+    """The tensors broadcast against each other (views of the broadcast shape), NumPy's broadcasting.
+
+    Raises:
+        ShapeError: shapes that do not broadcast.
+    """
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        raise ShapeError(f"broadcast_arrays: shapes {[a.shape for a in arrays]} do not broadcast") from None
+    return [_dt.broadcast_to(a, shape) for a in arrays]
+
+
+def broadcast_to(x: Tensor, /, shape: Sequence[int]) -> Tensor:
+    """``x`` broadcast to ``shape`` (a view): :func:`devtensor.broadcast_to`."""
+    return _dt.broadcast_to(x, tuple(shape))
+
+
+def concat(arrays: Sequence[Tensor], /, *, axis: int | None = 0) -> Tensor:
+    """The tensors joined along ``axis`` (``None``: flattened first): :func:`devtensor.cat`."""
+    items = list(arrays)
+    if axis is None:
+        return _dt.cat([_dt.reshape(a, (-1,)) for a in items], 0)
+    return _dt.cat(items, axis)
+
+
+def expand_dims(x: Tensor, /, *, axis: int = 0) -> Tensor:
+    """``x`` with a new dimension of length 1 at ``axis`` (in ``[-ndim - 1, ndim]``): :func:`devtensor.unsqueeze`."""
+    return _dt.unsqueeze(x, axis)
+
+
+def flip(x: Tensor, /, *, axis: int | Sequence[int] | None = None) -> Tensor:
+    """``x`` with the order of elements reversed along ``axis`` (all axes when None): :func:`devtensor.flip`."""
+    dims = tuple(range(x.ndim)) if axis is None else _axes("flip", axis, x.ndim)
+    return _dt.flip(x, dims)
+
+
+def moveaxis(x: Tensor, source: int | Sequence[int], destination: int | Sequence[int], /) -> Tensor:
+    """``x`` with the axes ``source`` moved to ``destination`` (a view), as NumPy's ``moveaxis``.
+
+    Raises:
+        ArgumentValueError: ``source`` and ``destination`` of different lengths, or repeated axes.
+    """
+    src = _axes("moveaxis", source, x.ndim)
+    dst = _axes("moveaxis", destination, x.ndim)
+    if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ArgumentValueError(f"moveaxis: invalid source {source!r} and destination {destination!r}")
+    order = [d for d in range(x.ndim) if d not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return _dt.permute(x, tuple(order))
+
+
+def permute_dims(x: Tensor, /, axes: Sequence[int]) -> Tensor:
+    """``x`` with its axes permuted (a view): :func:`devtensor.permute`."""
+    return _dt.permute(x, tuple(axes))
+
+
+def repeat(x: Tensor, repeats: int | Tensor, /, *, axis: int | None = None) -> Tensor:
+    """Each element of ``x`` repeated ``repeats`` times along ``axis`` (``x`` flattened when None), as NumPy's
+    ``repeat``; a tensor ``repeats`` gives a count per element (its values decide the shape).
+
+    Raises:
+        ArgumentValueError: negative repeats; a ``repeats`` tensor of the wrong length.
+    """
+    if axis is None:
+        x = _dt.reshape(x, (-1,))
+        axis = 0
+    axis = normalize_dim("repeat", axis, x.ndim)
+    n = x.shape[axis]
+    if isinstance(repeats, Tensor):
+        counts = [int(c) for c in repeats.tolist()] if repeats.ndim else [int(repeats.item())] * n
+        if len(counts) != n:
+            raise ArgumentValueError(f"repeat: argument 'repeats' has {len(counts)} counts for an axis of length {n}")
+    else:
+        counts = [operator.index(repeats)] * n
+    if any(c < 0 for c in counts):
+        raise ArgumentValueError(f"repeat: argument 'repeats' must be non-negative, got {counts}")
+    index = _dt.tensor([i for i, c in enumerate(counts) for _ in range(c)], dtype="int64", device=x.device)
+    return x[(slice(None),) * axis + (index,)]
+
+
+def reshape(x: Tensor, /, shape: Sequence[int], *, copy: bool | None = None) -> Tensor:
+    """``x`` with a new shape (one dim may be -1): a view when the layout allows (``copy=False`` requires one:
+    :func:`devtensor.view`), a copy when ``copy`` is True."""
+    target = tuple(shape)
+    if copy is False:
+        return _dt.view(x, target)
+    result = _dt.reshape(x, target)
+    return _dt.clone(result) if copy else result
+
+
+def roll(x: Tensor, /, shift: int | Sequence[int], *, axis: int | Sequence[int] | None = None) -> Tensor:
+    """``x`` with its elements shifted by ``shift`` along ``axis`` (the flattened tensor when None), wrapping
+    around, as NumPy's ``roll``; computed with slices and :func:`devtensor.cat`.
+
+    Raises:
+        ArgumentValueError: ``shift`` and ``axis`` of different lengths.
+    """
+    if axis is None:
+        return reshape(roll(_dt.reshape(x, (-1,)), shift, axis=0), x.shape)
+    shifts = (shift,) if not isinstance(shift, Sequence) else tuple(shift)
+    axes = _axes("roll", axis, x.ndim)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    if len(shifts) != len(axes):
+        raise ArgumentValueError(f"roll: argument 'shift' {shift!r} and 'axis' {axis!r} differ in length")
+    result = x
+    for s, a in zip(shifts, axes, strict=True):
+        n = result.shape[a]
+        k = operator.index(s) % n if n else 0
+        if k:
+            lead = (slice(None),) * a
+            result = _dt.cat([result[(*lead, slice(n - k, None))], result[(*lead, slice(0, n - k))]], a)
+    return result if result is not x else _dt.clone(x)
+
+
+def squeeze(x: Tensor, /, axis: int | Sequence[int]) -> Tensor:
+    """``x`` without the length-1 dimensions ``axis`` (a view).
+
+    Raises:
+        ShapeError: a dimension in ``axis`` whose length is not 1 (the standard requires the error; PyTorch would
+            leave it).
+    """
+    axes = _axes("squeeze", axis, x.ndim)
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ShapeError(f"squeeze: axis {a} of shape {x.shape} has length {x.shape[a]}, not 1")
+    return _dt.squeeze(x, axes)
+
+
+def stack(arrays: Sequence[Tensor], /, *, axis: int = 0) -> Tensor:
+    """The tensors joined along a new axis ``axis``: :func:`devtensor.stack`."""
+    return _dt.stack(list(arrays), axis)
+
+
+def tile(x: Tensor, repetitions: Sequence[int], /) -> Tensor:
+    """``x`` repeated ``repetitions`` times along each axis (leading ones added to the shorter of the two), as
+    NumPy's ``tile``: a broadcast view made contiguous.
+
+    Raises:
+        ArgumentValueError: a negative repetition.
+        ArgumentTypeError: a repetition that is not an int.
+    """
+    try:
+        reps = tuple(operator.index(r) for r in repetitions)
+    except TypeError:
+        raise ArgumentTypeError(f"tile: argument 'repetitions' must be ints, got {repetitions!r}") from None
+    if any(r < 0 for r in reps):
+        raise ArgumentValueError(f"tile: argument 'repetitions' must be non-negative, got {reps}")
+    n = max(len(reps), x.ndim)
+    reps = (1,) * (n - len(reps)) + reps
+    shape = (1,) * (n - x.ndim) + x.shape
+    pairs = [d for s in shape for d in (1, s)]
+    expanded = [d for r, s in zip(reps, shape, strict=True) for d in (r, s)]
+    tiled = _dt.broadcast_to(_dt.reshape(x, tuple(pairs)), tuple(expanded))
+    return _dt.reshape(_dt.contiguous(tiled), tuple(r * s for r, s in zip(reps, shape, strict=True)))
+
+
+def unstack(x: Tensor, /, *, axis: int = 0) -> tuple[Tensor, ...]:
+    """The views of ``x`` along ``axis``, one per index.
+
+    Raises:
+        IndexError: ``axis`` out of range (a 0-d tensor has none).
+    """
+    a = normalize_dim("unstack", axis, x.ndim)
+    return tuple(x[(slice(None),) * a + (i,)] for i in range(x.shape[a]))
