@@ -25,6 +25,18 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "bitwise_and",
+    "bitwise_and_",
+    "bitwise_left_shift",
+    "bitwise_left_shift_",
+    "bitwise_not",
+    "bitwise_not_",
+    "bitwise_or",
+    "bitwise_or_",
+    "bitwise_right_shift",
+    "bitwise_right_shift_",
+    "bitwise_xor",
+    "bitwise_xor_",
     "bmm",
     "broadcast_to",
     "cat",
@@ -82,6 +94,8 @@ __all__ = [
     "one_hot",
     "outer",
     "permute",
+    "positive",
+    "positive_",
     "pow",
     "pow_",
     "prod",
@@ -90,6 +104,8 @@ __all__ = [
     "remainder",
     "remainder_",
     "reshape",
+    "round",
+    "round_",
     "sigmoid",
     "sigmoid_",
     "sin",
@@ -128,6 +144,22 @@ if TYPE_CHECKING:
     def contiguous(self: Tensor) -> Tensor: ...
     def split(self: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]: ...
     def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]: ...
+    def bitwise_and(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def bitwise_and_(self: _T, other: TensorOrScalar) -> _T: ...
+    def bitwise_or(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def bitwise_or_(self: _T, other: TensorOrScalar) -> _T: ...
+    def bitwise_xor(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def bitwise_xor_(self: _T, other: TensorOrScalar) -> _T: ...
+    def bitwise_not(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def bitwise_not_(self: _T) -> _T: ...
+    def bitwise_left_shift(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def bitwise_left_shift_(self: _T, other: TensorOrScalar) -> _T: ...
+    def bitwise_right_shift(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def bitwise_right_shift_(self: _T, other: TensorOrScalar) -> _T: ...
+    def positive(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def positive_(self: _T) -> _T: ...
+    def round(self: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor: ...
+    def round_(self: _T, *, decimals: int = 0) -> _T: ...
     def add(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
     def add_(self: _T, other: TensorOrScalar, *, alpha: Scalar = 1) -> _T: ...
     def sub(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
@@ -229,6 +261,22 @@ else:
     contiguous = _view_variant('contiguous')
     split = _view_variant('split')
     chunk = _view_variant('chunk')
+    bitwise_and = _variant('bitwise_and', 'functional')
+    bitwise_and_ = _variant('bitwise_and', 'inplace')
+    bitwise_or = _variant('bitwise_or', 'functional')
+    bitwise_or_ = _variant('bitwise_or', 'inplace')
+    bitwise_xor = _variant('bitwise_xor', 'functional')
+    bitwise_xor_ = _variant('bitwise_xor', 'inplace')
+    bitwise_not = _variant('bitwise_not', 'functional')
+    bitwise_not_ = _variant('bitwise_not', 'inplace')
+    bitwise_left_shift = _variant('bitwise_left_shift', 'functional')
+    bitwise_left_shift_ = _variant('bitwise_left_shift', 'inplace')
+    bitwise_right_shift = _variant('bitwise_right_shift', 'functional')
+    bitwise_right_shift_ = _variant('bitwise_right_shift', 'inplace')
+    positive = _variant('positive', 'functional')
+    positive_ = _variant('positive', 'inplace')
+    round = _variant('round', 'functional')
+    round_ = _variant('round', 'inplace')
     add = _variant('add', 'functional')
     add_ = _variant('add', 'inplace')
     sub = _variant('sub', 'functional')
