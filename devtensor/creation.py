@@ -295,6 +295,8 @@ def _dlpack_import(x: Any, source: Device) -> Tensor:
         try:
             array = np.from_dlpack(x)
         except (RuntimeError, TypeError, BufferError) as e:  # NumPy: "Unsupported dtype in DLTensor." (bfloat16, …)
+            if isinstance(e, BufferError) and _unsupported_export(x) is None:
+                raise  # the producer cannot export (documented as BufferError)
             raise _import_error(x, e) from None
         _check_data_dtype("from_dlpack", array, "x")
         # A view, so that the tensor's array object is its own even if the import handed back a shared one.

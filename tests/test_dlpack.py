@@ -178,3 +178,21 @@ def test_cuda_copy_and_share(fake_cupy: ModuleType) -> None:
     x.add_(1)
     assert shared.cpu().tolist() == [2.0, 3.0] and copied.cpu().tolist() == [1.0, 2.0]
     assert copied.device is x.device and shared.device is x.device
+
+
+class CannotExport:
+    """A producer whose export fails, as PyTorch's for a tensor that needs grad or NumPy's for a read-only array
+    asked for a writable export."""
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        raise BufferError("cannot export this")
+
+
+def test_a_producer_that_cannot_export_raises_its_buffer_error() -> None:
+    with pytest.raises(BufferError, match="cannot export this"):
+        dt.from_dlpack(CannotExport())
+    with pytest.raises(BufferError):
+        dt.from_dlpack(dt.empty(2, device="meta"))
