@@ -15,11 +15,15 @@ import numpy as np
 
 from devtensor import kernel_signatures as _ks
 from devtensor.errors import ArgumentTypeError
+from devtensor.kernels import elementwise as _elementwise  # noqa: F401  (its ops first: see below)
 from devtensor.kernels.ufunc_family import D, binary_ufunc, deferred_conditions, elementwise_doc, unary_ufunc
 from devtensor.meta import int_arg
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
+
+# Importing elementwise first defines its ops before these: the generated modules list ops in definition order, so
+# these come after the arithmetic ops there, not first.
 
 __all__ = [
     "bitwise_and",
