@@ -58,6 +58,7 @@ from devtensor.errors import (
     ScalarOverflowError,
     ShapeError,
 )
+from devtensor.printing import get_printoptions, printoptions, set_printoptions
 from devtensor.ranges import arange, linspace
 from devtensor.serialization import load, save
 from devtensor.tensor import Tensor
@@ -102,6 +103,7 @@ __all__ = [
     "from_numpy",
     "full",
     "full_like",
+    "get_printoptions",
     "int8",
     "int16",
     "int32",
@@ -110,7 +112,9 @@ __all__ = [
     "load",
     "ones",
     "ones_like",
+    "printoptions",
     "save",
+    "set_printoptions",
     "tensor",
     "uint8",
     "uint16",

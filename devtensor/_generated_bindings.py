@@ -59,10 +59,6 @@ _Tensor = COMMON.get('_Tensor')
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.
 FINGERPRINTS = {
-    'make_cpu_conj': 'conj|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_conj_': 'conj|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_real': 'real|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_imag': 'imag|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_add': 'add|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
     'make_cpu_add_': 'add|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
     'make_cpu_sub': 'sub|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
@@ -120,6 +116,26 @@ FINGERPRINTS = {
     'make_cpu_logical_xor_': 'logical_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cpu_logical_not': 'logical_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_logical_not_': 'logical_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_bitwise_and': 'bitwise_and|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_and_': 'bitwise_and|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_or': 'bitwise_or|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_or_': 'bitwise_or|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_xor': 'bitwise_xor|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_xor_': 'bitwise_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_not': 'bitwise_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_bitwise_not_': 'bitwise_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_bitwise_left_shift': 'bitwise_left_shift|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_left_shift_': 'bitwise_left_shift|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_right_shift': 'bitwise_right_shift|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_right_shift_': 'bitwise_right_shift|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_positive': 'positive|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_positive_': 'positive|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_round': 'round|functional|cpu|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
+    'make_cpu_round_': 'round|inplace|cpu|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
+    'make_cpu_conj': 'conj|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_conj_': 'conj|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_real': 'real|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_imag': 'imag|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_matmul': 'matmul|functional|cpu|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_mm': 'mm|functional|cpu|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_bmm': 'bmm|functional|cpu|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -150,10 +166,6 @@ FINGERPRINTS = {
     'make_cpu_flip': 'flip|functional|cpu|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_cat': 'cat|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cpu_stack': 'stack|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_conj': 'conj|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_conj_': 'conj|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_real': 'real|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_imag': 'imag|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_add': 'add|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_add_': 'add|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_sub': 'sub|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
@@ -211,6 +223,26 @@ FINGERPRINTS = {
     'make_cuda_logical_xor_': 'logical_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cuda_logical_not': 'logical_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_logical_not_': 'logical_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_bitwise_and': 'bitwise_and|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_and_': 'bitwise_and|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_or': 'bitwise_or|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_or_': 'bitwise_or|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_xor': 'bitwise_xor|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_xor_': 'bitwise_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_not': 'bitwise_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_bitwise_not_': 'bitwise_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_bitwise_left_shift': 'bitwise_left_shift|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_left_shift_': 'bitwise_left_shift|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_right_shift': 'bitwise_right_shift|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_right_shift_': 'bitwise_right_shift|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_positive': 'positive|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_positive_': 'positive|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_round': 'round|functional|cuda|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
+    'make_cuda_round_': 'round|inplace|cuda|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
+    'make_cuda_conj': 'conj|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_conj_': 'conj|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_real': 'real|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_imag': 'imag|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_matmul': 'matmul|functional|cuda|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_mm': 'mm|functional|cuda|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_bmm': 'bmm|functional|cuda|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -242,580 +274,6 @@ FINGERPRINTS = {
     'make_cuda_cat': 'cat|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cuda_stack': 'stack|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
 }
-
-
-def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
-    def conj(self, *, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
-        if type(self) is _Class:
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
-        if out is not None:
-            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _cached_dtype = _meta_cache.get(self._dtype)
-        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_conj(self, *, out=None):
-        if type(self) is _Class:
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
-        if out is not None:
-            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _cached_dtype = _meta_cache.get(self._dtype)
-        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = conj, _raw_conj
-    return _public, _raw
-
-
-def make_cpu_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
-    def conj_(self):
-        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
-        _device = self._device
-        _cached_dtype = _meta_cache.get(self._dtype)
-        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            pass
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    def _raw_conj_(self):
-        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
-        _device = self._device
-        _cached_dtype = _meta_cache.get(self._dtype)
-        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            pass
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    _public, _raw = conj_, _raw_conj_
-    return _public, _raw
-
-
-def make_cpu_real(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
-    def real(self, *, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
-        if type(self) is _Class:
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
-        if out is not None:
-            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_real(self, *, out=None):
-        if type(self) is _Class:
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
-        if out is not None:
-            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = real, _raw_real
-    return _public, _raw
-
-
-def make_cpu_imag(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
-    def imag(self, *, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
-        if type(self) is _Class:
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
-        if out is not None:
-            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_imag(self, *, out=None):
-        if type(self) is _Class:
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
-        if out is not None:
-            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = imag, _raw_imag
-    return _public, _raw
 
 
 def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
@@ -8932,6 +8390,2846 @@ def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
+def make_cpu_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_and(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_and(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_and, _raw_bitwise_and
+    return _public, _raw
+
+
+def make_cpu_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_and_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_and_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_and_, _raw_bitwise_and_
+    return _public, _raw
+
+
+def make_cpu_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_or(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_or(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_or, _raw_bitwise_or
+    return _public, _raw
+
+
+def make_cpu_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_or_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_or_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_or_, _raw_bitwise_or_
+    return _public, _raw
+
+
+def make_cpu_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_xor(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_xor(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_xor, _raw_bitwise_xor
+    return _public, _raw
+
+
+def make_cpu_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_xor_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_xor_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_xor_, _raw_bitwise_xor_
+    return _public, _raw
+
+
+def make_cpu_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def bitwise_not(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_not(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_not, _raw_bitwise_not
+    return _public, _raw
+
+
+def make_cpu_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def bitwise_not_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_not_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_not_, _raw_bitwise_not_
+    return _public, _raw
+
+
+def make_cpu_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_left_shift(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_left_shift(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_left_shift, _raw_bitwise_left_shift
+    return _public, _raw
+
+
+def make_cpu_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_left_shift_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_left_shift_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_left_shift_, _raw_bitwise_left_shift_
+    return _public, _raw
+
+
+def make_cpu_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_right_shift(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_right_shift(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_right_shift, _raw_bitwise_right_shift
+    return _public, _raw
+
+
+def make_cpu_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_right_shift_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_right_shift_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_right_shift_, _raw_bitwise_right_shift_
+    return _public, _raw
+
+
+def make_cpu_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def positive(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_positive(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = positive, _raw_positive
+    return _public, _raw
+
+
+def make_cpu_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def positive_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_positive_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = positive_, _raw_positive_
+    return _public, _raw
+
+
+def make_cpu_round(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_decimals):
+    def round(self, *, decimals=_default_decimals, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'decimals': decimals, 'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'decimals': decimals, 'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'decimals': decimals, 'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, decimals=decimals)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, decimals=decimals, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, decimals=decimals, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, decimals=decimals, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, decimals=decimals)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, decimals=decimals, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, decimals=decimals)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_round(self, *, decimals=_default_decimals, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'decimals': decimals, 'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'decimals': decimals, 'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, decimals=decimals)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, decimals=decimals, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, decimals=decimals, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, decimals=decimals, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, decimals=decimals)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, decimals=decimals, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, decimals=decimals)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = round, _raw_round
+    return _public, _raw
+
+
+def make_cpu_round_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_decimals):
+    def round_(self, *, decimals=_default_decimals):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {'decimals': decimals})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {'decimals': decimals}, 'self', _Class)
+        _device = self._device
+        _spec = _meta(self, decimals=decimals)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, decimals=decimals, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, decimals=decimals, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_round_(self, *, decimals=_default_decimals):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {'decimals': decimals}, 'self', _Class)
+        _device = self._device
+        _spec = _meta(self, decimals=decimals)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, decimals=decimals, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, decimals=decimals, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = round_, _raw_round_
+    return _public, _raw
+
+
+def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def conj(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_conj(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = conj, _raw_conj
+    return _public, _raw
+
+
+def make_cpu_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def conj_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_conj_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = conj_, _raw_conj_
+    return _public, _raw
+
+
+def make_cpu_real(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def real(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_real(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = real, _raw_real
+    return _public, _raw
+
+
+def make_cpu_imag(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def imag(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_imag(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = imag, _raw_imag
+    return _public, _raw
+
+
 def make_cpu_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
     def matmul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
@@ -13727,580 +16025,6 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return out
 
     _public, _raw = stack, _raw_stack
-    return _public, _raw
-
-
-def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
-    def conj(self, *, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
-        if type(self) is _Class:
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
-        if out is not None:
-            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _cached_dtype = _meta_cache.get(self._dtype)
-        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_conj(self, *, out=None):
-        if type(self) is _Class:
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
-        if out is not None:
-            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _cached_dtype = _meta_cache.get(self._dtype)
-        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = conj, _raw_conj
-    return _public, _raw
-
-
-def make_cuda_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
-    def conj_(self):
-        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
-        _device = self._device
-        _cached_dtype = _meta_cache.get(self._dtype)
-        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            pass
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    def _raw_conj_(self):
-        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
-        _device = self._device
-        _cached_dtype = _meta_cache.get(self._dtype)
-        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            pass
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    _public, _raw = conj_, _raw_conj_
-    return _public, _raw
-
-
-def make_cuda_real(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
-    def real(self, *, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
-        if type(self) is _Class:
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
-        if out is not None:
-            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_real(self, *, out=None):
-        if type(self) is _Class:
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
-        if out is not None:
-            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = real, _raw_real
-    return _public, _raw
-
-
-def make_cuda_imag(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
-    def imag(self, *, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
-        if type(self) is _Class:
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
-        if out is not None:
-            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_imag(self, *, out=None):
-        if type(self) is _Class:
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
-        if out is not None:
-            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self)
-        _handler = _handlers.get(_KEY)
-        if _handler is None: _handler = _resolve(_KEY, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = imag, _raw_imag
     return _public, _raw
 
 
@@ -22415,6 +24139,2846 @@ def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         return self
 
     _public, _raw = logical_not_, _raw_logical_not_
+    return _public, _raw
+
+
+def make_cuda_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_and(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_and(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_and, _raw_bitwise_and
+    return _public, _raw
+
+
+def make_cuda_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_and_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_and_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_and_, _raw_bitwise_and_
+    return _public, _raw
+
+
+def make_cuda_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_or(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_or(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_or, _raw_bitwise_or
+    return _public, _raw
+
+
+def make_cuda_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_or_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_or_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_or_, _raw_bitwise_or_
+    return _public, _raw
+
+
+def make_cuda_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_xor(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_xor(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_xor, _raw_bitwise_xor
+    return _public, _raw
+
+
+def make_cuda_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_xor_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_xor_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_xor_, _raw_bitwise_xor_
+    return _public, _raw
+
+
+def make_cuda_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def bitwise_not(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_not(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_not, _raw_bitwise_not
+    return _public, _raw
+
+
+def make_cuda_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def bitwise_not_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_not_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_not_, _raw_bitwise_not_
+    return _public, _raw
+
+
+def make_cuda_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_left_shift(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_left_shift(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_left_shift, _raw_bitwise_left_shift
+    return _public, _raw
+
+
+def make_cuda_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_left_shift_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_left_shift_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_left_shift_, _raw_bitwise_left_shift_
+    return _public, _raw
+
+
+def make_cuda_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_right_shift(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_right_shift(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_right_shift, _raw_bitwise_right_shift
+    return _public, _raw
+
+
+def make_cuda_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def bitwise_right_shift_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_right_shift_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_right_shift_, _raw_bitwise_right_shift_
+    return _public, _raw
+
+
+def make_cuda_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def positive(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_positive(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = positive, _raw_positive
+    return _public, _raw
+
+
+def make_cuda_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def positive_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_positive_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = positive_, _raw_positive_
+    return _public, _raw
+
+
+def make_cuda_round(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_decimals):
+    def round(self, *, decimals=_default_decimals, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'decimals': decimals, 'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'decimals': decimals, 'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'decimals': decimals, 'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, decimals=decimals)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, decimals=decimals, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, decimals=decimals, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, decimals=decimals, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, decimals=decimals)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, decimals=decimals, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, decimals=decimals)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_round(self, *, decimals=_default_decimals, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'decimals': decimals, 'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'decimals': decimals, 'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, decimals=decimals)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, decimals=decimals, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, decimals=decimals, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, decimals=decimals, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, decimals=decimals)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, decimals=decimals, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, decimals=decimals)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = round, _raw_round
+    return _public, _raw
+
+
+def make_cuda_round_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_decimals):
+    def round_(self, *, decimals=_default_decimals):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {'decimals': decimals})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {'decimals': decimals}, 'self', _Class)
+        _device = self._device
+        _spec = _meta(self, decimals=decimals)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, decimals=decimals, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, decimals=decimals, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_round_(self, *, decimals=_default_decimals):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {'decimals': decimals}, 'self', _Class)
+        _device = self._device
+        _spec = _meta(self, decimals=decimals)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, decimals=decimals, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, decimals=decimals, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = round_, _raw_round_
+    return _public, _raw
+
+
+def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def conj(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_conj(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = conj, _raw_conj
+    return _public, _raw
+
+
+def make_cuda_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def conj_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_conj_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = conj_, _raw_conj_
+    return _public, _raw
+
+
+def make_cuda_real(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def real(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_real(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = real, _raw_real
+    return _public, _raw
+
+
+def make_cuda_imag(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def imag(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_imag(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = imag, _raw_imag
     return _public, _raw
 
 

@@ -61,9 +61,6 @@ _Tensor = COMMON.get('_Tensor')
 #: Each op's schema as data, keyed by its meta function's fingerprint (devtensor.structured.schema.
 #: stored_schema): a built-in op whose meta function is unchanged skips deriving it at import.
 SCHEMAS = {
-    'conj': ("(('self',), 0, 0, 0, None, None, {'self': 'Tensor', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
-    'real': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
-    'imag': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'add': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'alpha': 'Scalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('alpha', 'Scalar', True, True, 1, False, 'Scalar')), None, None),
     'sub': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'alpha': 'Scalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('alpha', 'Scalar', True, True, 1, False, 'Scalar')), None, None),
     'mul': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar')), None, None),
@@ -93,6 +90,17 @@ SCHEMAS = {
     'logical_or': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar')), None, None),
     'logical_xor': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar')), None, None),
     'logical_not': ("(('self',), 0, 0, 0, None, None, {'self': 'Tensor', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
+    'bitwise_and': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar')), None, None),
+    'bitwise_or': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar')), None, None),
+    'bitwise_xor': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar')), None, None),
+    'bitwise_not': ("(('self',), 0, 0, 0, None, None, {'self': 'Tensor', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
+    'bitwise_left_shift': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar')), None, None),
+    'bitwise_right_shift': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar')), None, None),
+    'positive': ("(('self',), 0, 0, 0, None, None, {'self': 'Tensor', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
+    'round': ("(('self', 'decimals'), 0, 1, 0, None, {'decimals': 0}, {'self': 'TensorMeta', 'decimals': 'int', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('decimals', 'other', True, True, 0, False, 'int')), None, None),
+    'conj': ("(('self',), 0, 0, 0, None, None, {'self': 'Tensor', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
+    'real': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
+    'imag': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'matmul': ("(('self', 'other'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'other': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('other', 'Tensor', False, False, None, False, 'Tensor')), None, None),
     'mm': ("(('self', 'mat2'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'mat2': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('mat2', 'Tensor', False, False, None, False, 'Tensor')), None, None),
     'bmm': ("(('self', 'mat2'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'mat2': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('mat2', 'Tensor', False, False, None, False, 'Tensor')), None, None),
@@ -154,10 +162,6 @@ FINGERPRINTS = {
     'make_view_contiguous': 'contiguous|view|0|self:00|0|None|_name,_op,_meta,_handlers',
     'make_view_split': 'split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
     'make_view_chunk': 'chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
-    'make_conj': 'conj|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_conj_': 'conj|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_real': 'real|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_imag': 'imag|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
     'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
     'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
@@ -215,6 +219,26 @@ FINGERPRINTS = {
     'make_logical_xor_': 'logical_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
     'make_logical_not': 'logical_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_logical_not_': 'logical_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_bitwise_and': 'bitwise_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_and_': 'bitwise_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_or': 'bitwise_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_or_': 'bitwise_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_xor': 'bitwise_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_xor_': 'bitwise_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_not': 'bitwise_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_bitwise_not_': 'bitwise_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_bitwise_left_shift': 'bitwise_left_shift|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_left_shift_': 'bitwise_left_shift|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_right_shift': 'bitwise_right_shift|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_right_shift_': 'bitwise_right_shift|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_positive': 'positive|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_positive_': 'positive|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_round': 'round|functional|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals',
+    'make_round_': 'round|inplace|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals',
+    'make_conj': 'conj|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_conj_': 'conj|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_real': 'real|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_imag': 'imag|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_matmul': 'matmul|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_mm': 'mm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_bmm': 'bmm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
@@ -517,580 +541,6 @@ def make_view_chunk(*, _name, _op, _meta, _handlers, _default_dim):
         return _many(self, _kernel, _spec, _name)
 
     _public, _raw = chunk, _raw_chunk
-    return _public, _raw
-
-
-def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
-    def conj(self, *, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _cached_dtype = _meta_cache.get(self._dtype)
-        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_conj(self, *, out=None):
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _cached_dtype = _meta_cache.get(self._dtype)
-        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = conj, _raw_conj
-    return _public, _raw
-
-
-def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
-    def conj_(self):
-        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
-        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
-        _device = self._device
-        _cached_dtype = _meta_cache.get(self._dtype)
-        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            pass
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    def _raw_conj_(self):
-        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
-        _device = self._device
-        _cached_dtype = _meta_cache.get(self._dtype)
-        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            pass
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    _public, _raw = conj_, _raw_conj_
-    return _public, _raw
-
-
-def make_real(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
-    def real(self, *, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_real(self, *, out=None):
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = real, _raw_real
-    return _public, _raw
-
-
-def make_imag(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
-    def imag(self, *, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_imag(self, *, out=None):
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _Storage(_out_array)
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = imag, _raw_imag
     return _public, _raw
 
 
@@ -9205,6 +8655,2846 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         return self
 
     _public, _raw = logical_not_, _raw_logical_not_
+    return _public, _raw
+
+
+def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+    def bitwise_and(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_and(self, other, *, out=None):
+        if isinstance(self, _Tensor):
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_and, _raw_bitwise_and
+    return _public, _raw
+
+
+def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+    def bitwise_and_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
+        _device = self._device
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_and_(self, other):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
+        _device = self._device
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_and_, _raw_bitwise_and_
+    return _public, _raw
+
+
+def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+    def bitwise_or(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_or(self, other, *, out=None):
+        if isinstance(self, _Tensor):
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_or, _raw_bitwise_or
+    return _public, _raw
+
+
+def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+    def bitwise_or_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
+        _device = self._device
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_or_(self, other):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
+        _device = self._device
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_or_, _raw_bitwise_or_
+    return _public, _raw
+
+
+def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+    def bitwise_xor(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_xor(self, other, *, out=None):
+        if isinstance(self, _Tensor):
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_xor, _raw_bitwise_xor
+    return _public, _raw
+
+
+def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+    def bitwise_xor_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
+        _device = self._device
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_xor_(self, other):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
+        _device = self._device
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_xor_, _raw_bitwise_xor_
+    return _public, _raw
+
+
+def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+    def bitwise_not(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_not(self, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_not, _raw_bitwise_not
+    return _public, _raw
+
+
+def make_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+    def bitwise_not_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_not_(self):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_not_, _raw_bitwise_not_
+    return _public, _raw
+
+
+def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+    def bitwise_left_shift(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_left_shift(self, other, *, out=None):
+        if isinstance(self, _Tensor):
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_left_shift, _raw_bitwise_left_shift
+    return _public, _raw
+
+
+def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+    def bitwise_left_shift_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
+        _device = self._device
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_left_shift_(self, other):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
+        _device = self._device
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_left_shift_, _raw_bitwise_left_shift_
+    return _public, _raw
+
+
+def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+    def bitwise_right_shift(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bitwise_right_shift(self, other, *, out=None):
+        if isinstance(self, _Tensor):
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self')
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bitwise_right_shift, _raw_bitwise_right_shift
+    return _public, _raw
+
+
+def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+    def bitwise_right_shift_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
+        _device = self._device
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bitwise_right_shift_(self, other):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
+        _device = self._device
+        if isinstance(other, _Tensor):
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bitwise_right_shift_, _raw_bitwise_right_shift_
+    return _public, _raw
+
+
+def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+    def positive(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_positive(self, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = positive, _raw_positive
+    return _public, _raw
+
+
+def make_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+    def positive_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_positive_(self):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = positive_, _raw_positive_
+    return _public, _raw
+
+
+def make_round(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_decimals):
+    def round(self, *, decimals=_default_decimals, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'decimals': decimals, 'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'decimals': decimals, 'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'decimals': decimals, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, decimals=decimals)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, decimals=decimals, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, decimals=decimals, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, decimals=decimals, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, decimals=decimals)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, decimals=decimals, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, decimals=decimals)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_round(self, *, decimals=_default_decimals, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'decimals': decimals, 'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'decimals': decimals, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, decimals=decimals)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, decimals=decimals, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, decimals=decimals, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, decimals=decimals, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, decimals=decimals)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, decimals=decimals, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, decimals=decimals)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = round, _raw_round
+    return _public, _raw
+
+
+def make_round_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_decimals):
+    def round_(self, *, decimals=_default_decimals):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {'decimals': decimals})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {'decimals': decimals}, 'self')
+        _device = self._device
+        _spec = _meta(self, decimals=decimals)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, decimals=decimals, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, decimals=decimals, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_round_(self, *, decimals=_default_decimals):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {'decimals': decimals}, 'self')
+        _device = self._device
+        _spec = _meta(self, decimals=decimals)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, decimals=decimals, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, decimals=decimals, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = round_, _raw_round_
+    return _public, _raw
+
+
+def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+    def conj(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_conj(self, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = conj, _raw_conj
+    return _public, _raw
+
+
+def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+    def conj_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_conj_(self):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = conj_, _raw_conj_
+    return _public, _raw
+
+
+def make_real(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def real(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_real(self, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = real, _raw_real
+    return _public, _raw
+
+
+def make_imag(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def imag(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_imag(self, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = imag, _raw_imag
     return _public, _raw
 
 

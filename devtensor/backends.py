@@ -170,10 +170,11 @@ class Backend:
         return t
 
     def repr(self, tensor: Tensor) -> str:
-        """PyTorch-style repr: ``tensor([...], dtype=float32)`` plus the device when not CPU."""
-        data = np.array2string(self.to_numpy(tensor._array), separator=", ", prefix="tensor(")
-        extra = "" if tensor._device.type == "cpu" else f", device='{tensor._device}'"
-        return f"tensor({data}{extra}, dtype={tensor.dtype})"
+        """PyTorch-style repr: ``tensor([...], dtype=float32)`` plus the device when not CPU and the size when
+        empty, with the print options in effect (:mod:`devtensor.printing`)."""
+        from devtensor.printing import format_tensor
+
+        return format_tensor(tensor, self.to_numpy(tensor._array))
 
 
 class MetaBackend(Backend):

@@ -23,7 +23,13 @@ import numpy as np
 from devtensor.backends import Backend, allocation_error, backend_for, check_allocation_size, shape_tuple
 from devtensor.device import Device, DeviceLike, as_device, as_index
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, python_scalar, to_dtype
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, OutOfMemoryError, ScalarOverflowError
+from devtensor.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    CopyRequiredError,
+    OutOfMemoryError,
+    ScalarOverflowError,
+)
 from devtensor.meta import check_scalar_fits
 from devtensor.tensor import Tensor
 
@@ -239,60 +245,129 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
     return backend_for(cpu).wrap(array.view(np.ndarray), cpu, owned=False)
 
 
-def from_dlpack(obj: Any) -> Tensor:
-    """A tensor sharing memory with ``obj``, any object with ``__dlpack__`` and ``__dlpack_device__``
-    (NumPy and CuPy arrays, PyTorch tensors, devtensor tensors). CPU data gives a CPU tensor, CUDA data a
-    tensor on that CUDA device.
+def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | None = None) -> Tensor:
+    """A tensor of the data of ``x``, any object with ``__dlpack__`` and ``__dlpack_device__`` (NumPy and CuPy
+    arrays, PyTorch tensors, devtensor tensors), as the array API standard's ``from_dlpack`` (2024.12).
 
-    The result has its own version counter. For NumPy arrays and devtensor tensors it is known to share the
-    producer's memory, so an op that writes one of them while reading the other is checked for overlap.
+    ``device``: the device of the result; None keeps the data's device (CPU data gives a CPU tensor, CUDA data a
+    tensor on that CUDA device). ``copy``: None shares the memory of ``x`` when the result is on its device and
+    copies otherwise; True always copies (the result owns its memory); False never copies, and a ``device`` other
+    than the data's is then an error.
+
+    A result that shares memory has its own version counter. For NumPy arrays and devtensor tensors it is known to
+    share the producer's memory, so an op that writes one of them while reading the other is checked for overlap.
 
     Raises:
-        ArgumentTypeError: ``obj`` does not support DLPack, or has an unsupported dtype.
+        ArgumentTypeError (TypeError): ``x`` does not support DLPack; its data has a dtype devtensor does not
+            support (``bfloat16``, float8 types, ...: the message names it, from the DLPack export and the
+            exporter's ``dtype``); ``copy`` is not None or a bool.
+        CopyRequiredError (BufferError, ValueError): ``copy=False`` with a ``device`` other than the data's.
         BufferError: the producer cannot export (e.g. a meta tensor).
-        ValueError: a DLPack device type other than CPU (1), CUDA (2) or CUDA managed memory (13).
+        ValueError: a DLPack device type other than CPU (1), CUDA (2) or CUDA managed memory (13); a bad ``device``.
     """
-    if not hasattr(obj, "__dlpack__") or not hasattr(obj, "__dlpack_device__"):
-        raise ArgumentTypeError(f"from_dlpack: argument 'obj' does not support DLPack: {type(obj).__name__}")
-    dev_type, dev_id = obj.__dlpack_device__()
+    if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
+        raise ArgumentTypeError(f"from_dlpack: argument 'x' does not support DLPack: {type(x).__name__}")
+    if copy is not None and type(copy) is not bool:
+        raise ArgumentTypeError(f"from_dlpack: argument 'copy' must be None or a bool, got {copy!r}")
+    target = None if device is None else as_device(device, op="from_dlpack")
+    dev_type, dev_id = x.__dlpack_device__()
     if int(dev_type) == 1:
+        source = as_device("cpu")
+    elif int(dev_type) in (2, 13):  # kDLCUDA, kDLCUDAManaged (CuPy's managed-memory arrays)
+        source = Device("cuda", int(dev_id))
+    else:
+        raise ArgumentValueError(
+            f"from_dlpack: unsupported DLPack device type {dev_type} (supported: 1 = CPU, 2 = CUDA, 13 = CUDA managed)"
+        )
+    if target is not None and target is not source:
+        if copy is False:
+            raise CopyRequiredError(
+                f"from_dlpack: copy=False, but the data is on {source} and device={str(target)!r} needs a copy"
+            )
+        return _dlpack_import(x, source).to(target)
+    result = _dlpack_import(x, source)
+    return result.to(source, copy=True) if copy else result
+
+
+def _dlpack_import(x: Any, source: Device) -> Tensor:
+    """A tensor sharing the memory of the DLPack producer ``x``, whose data is on ``source``."""
+    if source.type == "cpu":
         try:
-            array = np.from_dlpack(obj)
-        except (RuntimeError, TypeError) as e:  # NumPy: "Unsupported dtype in DLTensor." (bfloat16, …)
-            raise ArgumentTypeError(f"from_dlpack: cannot import a {type(obj).__name__}: {e}") from None
-        _check_data_dtype("from_dlpack", array, "obj")
-        cpu = as_device("cpu")
+            array = np.from_dlpack(x)
+        except (RuntimeError, TypeError, BufferError) as e:  # NumPy: "Unsupported dtype in DLTensor." (bfloat16, …)
+            if isinstance(e, BufferError) and _unsupported_export(x) is None:
+                raise  # the producer cannot export (documented as BufferError)
+            raise _import_error(x, e) from None
+        _check_data_dtype("from_dlpack", array, "x")
         # A view, so that the tensor's array object is its own even if the import handed back a shared one.
-        result = backend_for(cpu).wrap(array.view(np.ndarray), cpu, owned=False)
+        result = backend_for(source).wrap(array.view(np.ndarray), source, owned=False)
         # NumPy's import ends its ``base`` chain at a capsule, which hides the producer's memory from the
         # overlap checks; for producers we know, use their storage root so that the tensor and other wrappers of
         # the same memory are compared as one storage (partial-overlap errors, no resize of an input).
-        if isinstance(obj, Tensor):
-            result._storage.root = obj._storage.root
-            obj._storage.add_view(obj, result)  # obj is never resized away from the memory result shares
-        elif isinstance(obj, np.ndarray):
-            result._storage.root = backend_for(cpu).storage_root(obj)
+        if isinstance(x, Tensor):
+            result._storage.root = x._storage.root
+            x._storage.add_view(x, result)  # x is never resized away from the memory result shares
+        elif isinstance(x, np.ndarray):
+            result._storage.root = backend_for(source).storage_root(x)
         return result
-    if int(dev_type) in (2, 13):  # kDLCUDA, kDLCUDAManaged (CuPy's managed-memory arrays)
-        from devtensor.backends import cupy_module
+    from devtensor.backends import cupy_module
 
-        target = Device("cuda", int(dev_id))
-        with cupy_module().cuda.Device(int(dev_id)):
-            array = cupy_module().from_dlpack(obj)
-        to_dtype(array.dtype, op="from_dlpack", arg="obj")
-        cuda_backend = backend_for(target)
-        cuda_result = cuda_backend.wrap(array.view(), target, owned=False)
-        # As for CPU data: known producers share their storage root, so the overlap checks see one storage.
-        cuda_type = _cupy_ndarray_type()
-        if isinstance(obj, Tensor):
-            cuda_result._storage.root = obj._storage.root
-            obj._storage.add_view(obj, cuda_result)  # as for CPU data
-        elif cuda_type is not None and isinstance(obj, cuda_type):
-            cuda_result._storage.root = cuda_backend.storage_root(obj)
-        return cuda_result
-    raise ArgumentValueError(
-        f"from_dlpack: unsupported DLPack device type {dev_type} (supported: 1 = CPU, 2 = CUDA, 13 = CUDA managed)"
-    )
+    cupy = cupy_module()
+    assert source.index is not None
+    with cupy.cuda.Device(source.index):
+        try:
+            array = cupy.from_dlpack(x)
+        except (RuntimeError, TypeError, ValueError, BufferError) as e:
+            if _unsupported_export(x) is None:
+                raise
+            raise _import_error(x, e) from None
+    to_dtype(array.dtype, op="from_dlpack", arg="x")
+    cuda_backend = backend_for(source)
+    cuda_result = cuda_backend.wrap(array.view(), source, owned=False)
+    # As for CPU data: known producers share their storage root, so the overlap checks see one storage.
+    cuda_type = _cupy_ndarray_type()
+    if isinstance(x, Tensor):
+        cuda_result._storage.root = x._storage.root
+        x._storage.add_view(x, cuda_result)  # as for CPU data
+    elif cuda_type is not None and isinstance(x, cuda_type):
+        cuda_result._storage.root = cuda_backend.storage_root(x)
+    return cuda_result
+
+
+# DLPack (type code, bits) that devtensor imports: ints, uints, floats of 16-64 bits, complex64/128, bool.
+_DLPACK_SUPPORTED = {
+    *((code, bits) for code in (0, 1) for bits in (8, 16, 32, 64)),
+    *((2, bits) for bits in (16, 32, 64)),
+    (5, 64),
+    (5, 128),
+    (6, 8),
+}
+
+
+def _unsupported_export(x: Any) -> str | None:
+    """The dtype of what ``x`` exports, in words, when devtensor does not support it; None when it does or when
+    the export cannot be read."""
+    from devtensor.dlpack import export_dtype_text, read_export_dtype
+
+    found = read_export_dtype(x)
+    if found is None or ((found[0], found[1]) in _DLPACK_SUPPORTED and found[2] == 1):
+        return None
+    return export_dtype_text(x)
+
+
+def _import_error(x: Any, error: Exception) -> ArgumentTypeError:
+    """The error for data of ``x`` an array module refused to import (``error``), naming its dtype."""
+    from devtensor.dlpack import export_dtype_text
+
+    what = _unsupported_export(x)
+    if what is not None:
+        return ArgumentTypeError(
+            f"from_dlpack: unsupported dtype {what} of a {type(x).__name__} (devtensor supports bool, int8-64, "
+            "uint8-64, float16/32/64, complex64/128); convert it first, e.g. to float32"
+        )
+    named = export_dtype_text(x)
+    dtype = f" of dtype {named}" if named else ""
+    return ArgumentTypeError(f"from_dlpack: cannot import a {type(x).__name__}{dtype}: {error}")
 
 
 def _size(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:

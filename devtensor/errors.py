@@ -12,6 +12,7 @@ __all__ = [
     "ArgumentTypeError",
     "ArgumentValueError",
     "CastingError",
+    "CopyRequiredError",
     "DeviceMismatchError",
     "DeviceUnavailableError",
     "IndexOutOfRangeError",
@@ -57,6 +58,12 @@ class CastingError(DevtensorError, TypeError):
     ``TypeError`` as NumPy's ``UFuncTypeError``; the message follows PyTorch's
     "result type X can't be cast to the desired output type Y".
     """
+
+
+class CopyRequiredError(DevtensorError, BufferError, ValueError):
+    """``copy=False`` was asked for, but the call needs a copy (``from_dlpack`` to another device). A
+    ``BufferError``, as the array API standard requires of ``from_dlpack``, and a ``ValueError``, as NumPy's
+    ``asarray(copy=False)`` raises."""
 
 
 class DeviceMismatchError(DevtensorError, ValueError):

@@ -33,6 +33,12 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "bitwise_and",
+    "bitwise_left_shift",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
     "bmm",
     "cat",
     "clamp",
@@ -67,11 +73,13 @@ __all__ = [
     "neg",
     "one_hot",
     "outer",
+    "positive",
     "pow",
     "prod",
     "real",
     "relu",
     "remainder",
+    "round",
     "sigmoid",
     "sin",
     "softmax",
@@ -126,99 +134,6 @@ if TYPE_CHECKING:
     _CUDAS7 = TypeVar("_CUDAS7", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
     # The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.
     _XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
-
-
-    class ConjCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``conj``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class ConjCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``conj``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class ConjXPKernel(Protocol[_XP]):
-        """The type of ``conj``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _ConjKernels(KernelRegistrar):
-        """Typed registration of ``conj``'s impls: ``@conj.cpu`` / ``@conj.cuda`` / ``@conj.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: ConjCPUKernel[_CPU0, _CPU1]) -> ConjCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: ConjCUDAKernel[_CUDA0, _CUDA1]) -> ConjCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: ConjXPKernel[_XP]) -> ConjXPKernel[_XP]: ...
-
-
-    conj: _ConjKernels
-
-
-    class RealCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``real``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class RealCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``real``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class RealXPKernel(Protocol[_XP]):
-        """The type of ``real``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _RealKernels(KernelRegistrar):
-        """Typed registration of ``real``'s impls: ``@real.cpu`` / ``@real.cuda`` / ``@real.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: RealCPUKernel[_CPU0, _CPU1]) -> RealCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: RealCUDAKernel[_CUDA0, _CUDA1]) -> RealCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: RealXPKernel[_XP]) -> RealXPKernel[_XP]: ...
-
-
-    real: _RealKernels
-
-
-    class ImagCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``imag``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class ImagCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``imag``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class ImagXPKernel(Protocol[_XP]):
-        """The type of ``imag``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _ImagKernels(KernelRegistrar):
-        """Typed registration of ``imag``'s impls: ``@imag.cpu`` / ``@imag.cuda`` / ``@imag.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: ImagCPUKernel[_CPU0, _CPU1]) -> ImagCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: ImagCUDAKernel[_CUDA0, _CUDA1]) -> ImagCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: ImagXPKernel[_XP]) -> ImagXPKernel[_XP]: ...
-
-
-    imag: _ImagKernels
 
 
     class AddCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
@@ -1196,6 +1111,367 @@ if TYPE_CHECKING:
     logical_not: _LogicalNotKernels
 
 
+    class BitwiseAndCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``bitwise_and``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class BitwiseAndCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``bitwise_and``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class BitwiseAndXPKernel(Protocol):
+        """The type of ``bitwise_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _BitwiseAndKernels(KernelRegistrar):
+        """Typed registration of ``bitwise_and``'s impls: ``@bitwise_and.cpu`` / ``@bitwise_and.cuda`` / ``@bitwise_and.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: BitwiseAndCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseAndCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: BitwiseAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: BitwiseAndXPKernel) -> BitwiseAndXPKernel: ...
+
+
+    bitwise_and: _BitwiseAndKernels
+
+
+    class BitwiseOrCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``bitwise_or``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class BitwiseOrCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``bitwise_or``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class BitwiseOrXPKernel(Protocol):
+        """The type of ``bitwise_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _BitwiseOrKernels(KernelRegistrar):
+        """Typed registration of ``bitwise_or``'s impls: ``@bitwise_or.cpu`` / ``@bitwise_or.cuda`` / ``@bitwise_or.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: BitwiseOrCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseOrCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: BitwiseOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: BitwiseOrXPKernel) -> BitwiseOrXPKernel: ...
+
+
+    bitwise_or: _BitwiseOrKernels
+
+
+    class BitwiseXorCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``bitwise_xor``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class BitwiseXorCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``bitwise_xor``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class BitwiseXorXPKernel(Protocol):
+        """The type of ``bitwise_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _BitwiseXorKernels(KernelRegistrar):
+        """Typed registration of ``bitwise_xor``'s impls: ``@bitwise_xor.cpu`` / ``@bitwise_xor.cuda`` / ``@bitwise_xor.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: BitwiseXorCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseXorCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: BitwiseXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: BitwiseXorXPKernel) -> BitwiseXorXPKernel: ...
+
+
+    bitwise_xor: _BitwiseXorKernels
+
+
+    class BitwiseNotCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``bitwise_not``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class BitwiseNotCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``bitwise_not``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class BitwiseNotXPKernel(Protocol[_XP]):
+        """The type of ``bitwise_not``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _BitwiseNotKernels(KernelRegistrar):
+        """Typed registration of ``bitwise_not``'s impls: ``@bitwise_not.cpu`` / ``@bitwise_not.cuda`` / ``@bitwise_not.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: BitwiseNotCPUKernel[_CPU0, _CPU1]) -> BitwiseNotCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: BitwiseNotCUDAKernel[_CUDA0, _CUDA1]) -> BitwiseNotCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: BitwiseNotXPKernel[_XP]) -> BitwiseNotXPKernel[_XP]: ...
+
+
+    bitwise_not: _BitwiseNotKernels
+
+
+    class BitwiseLeftShiftCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``bitwise_left_shift``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class BitwiseLeftShiftCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``bitwise_left_shift``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class BitwiseLeftShiftXPKernel(Protocol):
+        """The type of ``bitwise_left_shift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _BitwiseLeftShiftKernels(KernelRegistrar):
+        """Typed registration of ``bitwise_left_shift``'s impls: ``@bitwise_left_shift.cpu`` / ``@bitwise_left_shift.cuda`` / ``@bitwise_left_shift.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: BitwiseLeftShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseLeftShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: BitwiseLeftShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseLeftShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: BitwiseLeftShiftXPKernel) -> BitwiseLeftShiftXPKernel: ...
+
+
+    bitwise_left_shift: _BitwiseLeftShiftKernels
+
+
+    class BitwiseRightShiftCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``bitwise_right_shift``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class BitwiseRightShiftCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``bitwise_right_shift``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class BitwiseRightShiftXPKernel(Protocol):
+        """The type of ``bitwise_right_shift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _BitwiseRightShiftKernels(KernelRegistrar):
+        """Typed registration of ``bitwise_right_shift``'s impls: ``@bitwise_right_shift.cpu`` / ``@bitwise_right_shift.cuda`` / ``@bitwise_right_shift.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: BitwiseRightShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseRightShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: BitwiseRightShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseRightShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: BitwiseRightShiftXPKernel) -> BitwiseRightShiftXPKernel: ...
+
+
+    bitwise_right_shift: _BitwiseRightShiftKernels
+
+
+    class PositiveCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``positive``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class PositiveCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``positive``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class PositiveXPKernel(Protocol[_XP]):
+        """The type of ``positive``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _PositiveKernels(KernelRegistrar):
+        """Typed registration of ``positive``'s impls: ``@positive.cpu`` / ``@positive.cuda`` / ``@positive.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: PositiveCPUKernel[_CPU0, _CPU1]) -> PositiveCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: PositiveCUDAKernel[_CUDA0, _CUDA1]) -> PositiveCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: PositiveXPKernel[_XP]) -> PositiveXPKernel[_XP]: ...
+
+
+    positive: _PositiveKernels
+
+
+    class RoundCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``round``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, decimals: int, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class RoundCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``round``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, decimals: int, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class RoundXPKernel(Protocol[_XP]):
+        """The type of ``round``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, decimals: int, out: ConstOut[_XP]) -> None: ...
+
+
+    class _RoundKernels(KernelRegistrar):
+        """Typed registration of ``round``'s impls: ``@round.cpu`` / ``@round.cuda`` / ``@round.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: RoundCPUKernel[_CPU0, _CPU1]) -> RoundCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: RoundCUDAKernel[_CUDA0, _CUDA1]) -> RoundCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: RoundXPKernel[_XP]) -> RoundXPKernel[_XP]: ...
+
+
+    round: _RoundKernels
+
+
+    class ConjCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``conj``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ConjCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``conj``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ConjXPKernel(Protocol[_XP]):
+        """The type of ``conj``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ConjKernels(KernelRegistrar):
+        """Typed registration of ``conj``'s impls: ``@conj.cpu`` / ``@conj.cuda`` / ``@conj.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: ConjCPUKernel[_CPU0, _CPU1]) -> ConjCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ConjCUDAKernel[_CUDA0, _CUDA1]) -> ConjCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ConjXPKernel[_XP]) -> ConjXPKernel[_XP]: ...
+
+
+    conj: _ConjKernels
+
+
+    class RealCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``real``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class RealCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``real``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class RealXPKernel(Protocol[_XP]):
+        """The type of ``real``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _RealKernels(KernelRegistrar):
+        """Typed registration of ``real``'s impls: ``@real.cpu`` / ``@real.cuda`` / ``@real.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: RealCPUKernel[_CPU0, _CPU1]) -> RealCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: RealCUDAKernel[_CUDA0, _CUDA1]) -> RealCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: RealXPKernel[_XP]) -> RealXPKernel[_XP]: ...
+
+
+    real: _RealKernels
+
+
+    class ImagCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``imag``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ImagCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``imag``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ImagXPKernel(Protocol[_XP]):
+        """The type of ``imag``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ImagKernels(KernelRegistrar):
+        """Typed registration of ``imag``'s impls: ``@imag.cpu`` / ``@imag.cuda`` / ``@imag.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: ImagCPUKernel[_CPU0, _CPU1]) -> ImagCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ImagCUDAKernel[_CUDA0, _CUDA1]) -> ImagCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ImagXPKernel[_XP]) -> ImagXPKernel[_XP]: ...
+
+
+    imag: _ImagKernels
+
+
     class MatmulCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
         """The type of ``matmul``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -2064,9 +2340,6 @@ if TYPE_CHECKING:
     stack: _StackKernels
 
 else:
-    conj = KernelRegistrar('conj')
-    real = KernelRegistrar('real')
-    imag = KernelRegistrar('imag')
     add = KernelRegistrar('add')
     sub = KernelRegistrar('sub')
     mul = KernelRegistrar('mul')
@@ -2096,6 +2369,17 @@ else:
     logical_or = KernelRegistrar('logical_or')
     logical_xor = KernelRegistrar('logical_xor')
     logical_not = KernelRegistrar('logical_not')
+    bitwise_and = KernelRegistrar('bitwise_and')
+    bitwise_or = KernelRegistrar('bitwise_or')
+    bitwise_xor = KernelRegistrar('bitwise_xor')
+    bitwise_not = KernelRegistrar('bitwise_not')
+    bitwise_left_shift = KernelRegistrar('bitwise_left_shift')
+    bitwise_right_shift = KernelRegistrar('bitwise_right_shift')
+    positive = KernelRegistrar('positive')
+    round = KernelRegistrar('round')
+    conj = KernelRegistrar('conj')
+    real = KernelRegistrar('real')
+    imag = KernelRegistrar('imag')
     matmul = KernelRegistrar('matmul')
     mm = KernelRegistrar('mm')
     bmm = KernelRegistrar('bmm')

@@ -44,6 +44,7 @@ from devtensor.errors import (
     ShapeError,
 )
 from devtensor.storage import Storage
+from devtensor.tensor_protocols import TensorProtocols
 
 if TYPE_CHECKING:
     from devtensor.backends import Backend
@@ -60,7 +61,7 @@ __all__ = [
 ]
 
 
-class Tensor(TensorOpMethods):
+class Tensor(TensorProtocols, TensorOpMethods):
     """An n-dimensional array on a device, with a version counter shared by its views.
 
     Attributes (read-only): ``shape`` (tuple of ints), ``dtype`` (a NumPy dtype), ``device``

@@ -102,6 +102,18 @@ CASES: tuple[Case, ...] = (
     Case("logical_xor", (_F, _I)),
     Case("logical_not", (_B,)),
     Case("logical_not", (_F,)),
+    Case("bitwise_and", (_I, _J)),
+    Case("bitwise_or", (_B, _C)),
+    Case("bitwise_xor", (_I, 6)),
+    Case("bitwise_not", (_I,)),
+    Case("bitwise_not", (_B,)),
+    Case("bitwise_left_shift", (_I, np.abs(_J))),
+    Case("bitwise_right_shift", (_I, 1)),
+    Case("positive", (_F,)),
+    Case("round", (_F * 10,)),
+    Case("round", (_F,), {"decimals": 2}),
+    Case("round", (_I * 7,), {"decimals": -1}),
+    Case("round", (_I,)),
 )
 
 

@@ -22,7 +22,7 @@ silently: ``tests/test_op_generic.py`` fails when a check applies to no sample o
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -354,6 +354,15 @@ LOGICAL: list[tuple[str, np.ufunc]] = [
     ("logical_xor", np.logical_xor),
 ]
 
+#: The bitwise ops with the NumPy ufunc each follows.
+BITWISE: list[tuple[str, np.ufunc]] = [
+    ("bitwise_and", np.bitwise_and),
+    ("bitwise_or", np.bitwise_or),
+    ("bitwise_xor", np.bitwise_xor),
+    ("bitwise_left_shift", np.left_shift),
+    ("bitwise_right_shift", np.right_shift),
+]
+
 
 def _elementwise() -> list[OpSamples]:
     cmp_skip = {"out_dtype": BOOL_RESULT}
@@ -385,7 +394,14 @@ def _elementwise() -> list[OpSamples]:
         unary("conj", reference=np.conjugate),
         unary("real", reference=np.real, skip={"inplace": NO_INPLACE}),
         unary("imag", reference=np.imag, skip={"inplace": NO_INPLACE}),
+        unary("bitwise_not", "bi", signed=True, reference=np.invert),
+        unary("positive", "ifc", signed=True, reference=np.positive),
     ]
+    for name, ufunc in BITWISE:
+        entries.append(binary(name, "bi", reference=ufunc))
+    rounding = unary("round", "ifc", signed=True, reference=np.round)
+    more = [Sample((A((2, 3), kind, signed=True),), {"decimals": d}) for kind in "ifc" for d in (1, -1)]
+    entries.append(replace(rounding, samples=(*rounding.samples, *more)))
     x = A((2, 3))
     entries.append(
         OpSamples(

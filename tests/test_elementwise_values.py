@@ -223,6 +223,11 @@ BINARY = [
     Case("logical_and", "logical_and", dt.logical_and, np.logical_and),
     Case("logical_or", "logical_or", dt.logical_or, np.logical_or),
     Case("logical_xor", "logical_xor", dt.logical_xor, np.logical_xor),
+    Case("bitwise_and", "bitwise_and", dt.bitwise_and, np.bitwise_and),
+    Case("bitwise_or", "bitwise_or", dt.bitwise_or, np.bitwise_or),
+    Case("bitwise_xor", "bitwise_xor", dt.bitwise_xor, np.bitwise_xor),
+    Case("bitwise_left_shift", "bitwise_left_shift", dt.bitwise_left_shift, np.left_shift),
+    Case("bitwise_right_shift", "bitwise_right_shift", dt.bitwise_right_shift, np.right_shift),
 ]
 
 UNARY = [
@@ -237,6 +242,8 @@ UNARY = [
     Case("tanh", "tanh", dt.tanh, np.tanh, approx=True),
     Case("sigmoid", "sigmoid", dt.sigmoid, sigmoid_reference, approx=True),
     Case("logical_not", "logical_not", dt.logical_not, np.logical_not),
+    Case("bitwise_not", "bitwise_not", dt.bitwise_not, np.invert),
+    Case("positive", "positive", dt.positive, np.positive),
 ]
 
 

@@ -381,7 +381,7 @@ def test_non_tensor_non_number_arguments_raise_a_type_error_naming_op_and_argume
     with pytest.raises(ArgumentTypeError, match=words("add", "'other'", "list")):
         dt.add(a, bad)
     with pytest.raises(TypeError, match=words("add", "'other'", "str_")):
-        dt.add(a, np.str_("x"), out=out)  # a NumPy value that is no number
+        dt.add(a, np.str_("x"), out=out)  # type: ignore[arg-type]  # a NumPy value that is no number
     with pytest.raises(TypeError, match=words("add", "'self'", "Tensor", "list")):
         dt.add_(bad, a)
     with pytest.raises(TypeError, match=words("add", "'alpha'")):

@@ -389,6 +389,11 @@ OPERATORS: list[tuple[str, BinaryExpr, BinaryExpr]] = [
     ("<=", operator.le, dt.le),
     (">", operator.gt, dt.gt),
     (">=", operator.ge, dt.ge),
+    ("&", operator.and_, dt.bitwise_and),
+    ("|", operator.or_, dt.bitwise_or),
+    ("^", operator.xor, dt.bitwise_xor),
+    ("<<", operator.lshift, dt.bitwise_left_shift),
+    (">>", operator.rshift, dt.bitwise_right_shift),
 ]
 
 INPLACE_OPERATORS: list[tuple[str, BinaryExpr, BinaryExpr]] = [
@@ -399,6 +404,11 @@ INPLACE_OPERATORS: list[tuple[str, BinaryExpr, BinaryExpr]] = [
     ("//=", operator.ifloordiv, lambda a, b: dt.div_(a, b, rounding_mode="floor")),
     ("%=", operator.imod, dt.remainder_),
     ("**=", operator.ipow, dt.pow_),
+    ("&=", operator.iand, dt.bitwise_and_),
+    ("|=", operator.ior, dt.bitwise_or_),
+    ("^=", operator.ixor, dt.bitwise_xor_),
+    ("<<=", operator.ilshift, dt.bitwise_left_shift_),
+    (">>=", operator.irshift, dt.bitwise_right_shift_),
 ]
 
 

@@ -1,6 +1,8 @@
 """The Python operators of Tensor (``a + b``, ``a += b``, ``a == b``, ``-a``, ...), bound to the elementwise ops'
 functional and inplace variants, as PyTorch's: ``a // b`` is ``div(a, b, rounding_mode="floor")``; reflected
-operators (``2 - a``) swap the operands.
+operators (``2 - a``) swap the operands. ``& | ^ << >> ~`` are the bitwise ops, unary ``+`` is ``positive``,
+``a @ b`` is ``matmul(a, b)`` and ``a @= b`` is ``matmul(a, b, out=a)`` (NumPy's rule: ``a`` is never resized, so a
+product of another shape is a ShapeError, and a dtype that does not cast same_kind a CastingError).
 """
 
 from __future__ import annotations
@@ -11,7 +13,17 @@ from typing import Any
 
 import numpy as np
 
+from devtensor.kernels.bitwise import (
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    positive,
+)
 from devtensor.kernels.elementwise import abs, add, div, eq, ge, gt, le, lt, mul, ne, neg, pow, remainder, sub
+from devtensor.kernels.linalg import matmul
 from devtensor.tensor import Tensor
 
 __all__: list[str] = []
@@ -50,8 +62,15 @@ def _inplace_with(fn: Callable[..., Tensor], **kwargs: Any) -> Callable[[Tensor,
     return op
 
 
+def _imatmul(self: Tensor, other: Any) -> Tensor:
+    # The product into self: out is an input, so it is never resized (ShapeError), as NumPy's ``a @= b``.
+    return matmul.functional(self, other, out=self)
+
+
 def _bind_operators() -> None:
     assert add.inplace and sub.inplace and mul.inplace and div.inplace and remainder.inplace and pow.inplace
+    bitwise = {"and": bitwise_and, "or": bitwise_or, "xor": bitwise_xor}
+    bitwise |= {"lshift": bitwise_left_shift, "rshift": bitwise_right_shift}
     table: dict[str, Any] = {
         "__add__": add.functional,
         "__radd__": _reflected(add.functional),
@@ -82,7 +101,17 @@ def _bind_operators() -> None:
         "__le__": le.functional,
         "__gt__": gt.functional,
         "__ge__": ge.functional,
+        "__matmul__": matmul.functional,
+        "__rmatmul__": _reflected(matmul.functional),
+        "__imatmul__": _imatmul,
+        "__invert__": bitwise_not.functional,
+        "__pos__": positive.functional,
     }
+    for short, op in bitwise.items():
+        assert op.inplace is not None
+        table[f"__{short}__"] = op.functional
+        table[f"__r{short}__"] = _reflected(op.functional)
+        table[f"__i{short}__"] = op.inplace
     for name, fn in table.items():
         setattr(Tensor, name, fn)
 

@@ -1,0 +1,116 @@
+"""Tensor attributes and Python protocols that are not ops: ``.T``, ``.mT``, ``astype``, ``to_device``,
+``format()`` and ``round()``.
+
+:class:`TensorProtocols` is a mixin of :class:`devtensor.tensor.Tensor` (kept apart from ``tensor.py`` by concern).
+Their semantics follow the Python array API standard (2024.12) where it defines them (``.T``, ``.mT``, ``astype``,
+``to_device``), and PyTorch for ``round(t)`` (a tensor, not a number). Weak references (``weakref.ref(t)``) work for
+every tensor class through ``Tensor.__weakref__``; ``memoryview(t)`` is refused with Python's TypeError, as the
+buffer protocol cannot be implemented in Python on 3.11 (use ``t.numpy()`` or ``np.asarray(t)``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Self, cast
+
+from devtensor.device import Device, DeviceLike
+from devtensor.dtypes import to_dtype
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
+
+if TYPE_CHECKING:
+    from devtensor.tensor import Tensor
+
+__all__ = ["TensorProtocols"]
+
+
+class TensorProtocols:
+    """The mixin of :class:`~devtensor.tensor.Tensor` with its array API attributes and Python protocols."""
+
+    __slots__ = ()
+
+    @property
+    def T(self) -> Tensor:
+        """The transpose of a 2-d tensor, a view sharing storage and version counter (``x.T`` of the array API
+        standard, which defines it for two dims only).
+
+        Raises:
+            ShapeError (ValueError): the tensor is not 2-d (use ``.mT`` or ``permute`` for other ranks).
+        """
+        t = cast("Tensor", self)
+        if t.ndim != 2:
+            raise ShapeError(
+                f"T: the tensor must have 2 dims, got {t.ndim} (shape {list(t.shape)}); use .mT or permute"
+            )
+        return t.transpose(0, 1)
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two dims swapped, a view sharing storage and version counter (``x.mT`` of the array API
+        standard: a stack of matrices, each transposed).
+
+        Raises:
+            ShapeError (ValueError): the tensor has fewer than 2 dims.
+        """
+        t = cast("Tensor", self)
+        if t.ndim < 2:
+            raise ShapeError(f"mT: the tensor must have at least 2 dims, got {t.ndim} (shape {list(t.shape)})")
+        return t.transpose(-2, -1)
+
+    def astype(self, dtype: Any, /, *, copy: bool = True) -> Self:
+        """This tensor's values as ``dtype`` on the same device (the array API's ``astype``; values cast as
+        NumPy's ``astype`` and ``Tensor.to`` cast them, unsafe casting). ``copy=True`` (the default) always
+        returns a new tensor; ``copy=False`` returns ``self`` when it has ``dtype`` already.
+
+        Raises:
+            ArgumentTypeError (TypeError): ``dtype`` names no supported dtype, or ``copy`` is not a bool.
+        """
+        t = cast("Tensor", self)
+        target = to_dtype(dtype, op="astype")
+        if type(copy) is not bool:
+            raise ArgumentTypeError(f"astype: argument 'copy' must be a bool, got {type(copy).__name__} {copy!r}")
+        return cast(Self, t.to(target, copy=copy))
+
+    def to_device(self, device: DeviceLike, /, *, stream: Any = None) -> Tensor:
+        """This tensor on ``device`` (the array API's ``to_device``; ``self`` when it is there already, else a
+        copy, as ``Tensor.to(device)``). ``stream``: None, or on a CUDA ``device`` a CuPy stream (any context
+        manager that makes a stream current, such as ``cupy.cuda.Stream``) that the copy is issued on.
+
+        Raises:
+            ArgumentValueError (ValueError): a ``stream`` other than None for a CPU or meta device, which has none.
+            ValueError / TypeError: an invalid device (as :class:`~devtensor.device.Device`).
+            NoDataError: moving a meta tensor to a device with data.
+        """
+        t = cast("Tensor", self)
+        target = Device(device)
+        if stream is None:
+            return t.to(target)
+        if target.type != "cuda":
+            raise ArgumentValueError(
+                f"to_device: argument 'stream' must be None for device '{target}', got {type(stream).__name__}"
+            )
+        with stream:
+            return t.to(target)
+
+    def __format__(self, spec: str) -> str:
+        """``format(t, spec)`` and f-strings: a 0-d tensor formats its item (``f"{t:.2f}"``); an empty spec
+        gives ``str(t)`` for any tensor.
+
+        Raises:
+            TypeError: a non-empty spec for a tensor that is not 0-d (its elements have no one format).
+            NoDataError: a non-empty spec for a meta tensor.
+        """
+        t = cast("Tensor", self)
+        if t.ndim == 0:
+            return format(t.item(), spec) if spec else str(t)
+        if spec:
+            raise ArgumentTypeError(
+                f"unsupported format string {spec!r} for a Tensor of shape {list(t.shape)}: only 0-d tensors "
+                "take a format spec (format t.item(), or t.tolist())"
+            )
+        return str(t)
+
+    def __round__(self, ndigits: int | None = None) -> Tensor:
+        """``round(t)`` and ``round(t, n)``: a new tensor rounded halves to even, of ``t``'s dtype (as
+        PyTorch's, not a Python number; the ``round`` op with ``decimals=ndigits or 0``)."""
+        from devtensor.kernels.bitwise import round as round_op
+
+        return round_op.functional(self, decimals=0 if ndigits is None else ndigits)
