@@ -123,6 +123,61 @@ FINGERPRINTS = {
     'make_cpu_outer': 'outer|functional|cpu|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_addmm': 'addmm|functional|cpu|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
     'make_cpu_addmm_': 'addmm|inplace|cpu|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
+    'make_cpu_floor': 'floor|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_floor_': 'floor|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_ceil': 'ceil|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_ceil_': 'ceil|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_trunc': 'trunc|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_trunc_': 'trunc|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sign': 'sign|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sign_': 'sign|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_square': 'square|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_square_': 'square|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_reciprocal': 'reciprocal|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_reciprocal_': 'reciprocal|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log1p': 'log1p|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log1p_': 'log1p|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_expm1': 'expm1|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_expm1_': 'expm1|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log2': 'log2|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log2_': 'log2|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log10': 'log10|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log10_': 'log10|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_isnan': 'isnan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_isinf': 'isinf|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_isfinite': 'isfinite|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_signbit': 'signbit|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_tan': 'tan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_tan_': 'tan|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_asin': 'asin|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_asin_': 'asin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_acos': 'acos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_acos_': 'acos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_atan': 'atan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_atan_': 'atan|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sinh': 'sinh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sinh_': 'sinh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_cosh': 'cosh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_cosh_': 'cosh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_asinh': 'asinh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_asinh_': 'asinh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_acosh': 'acosh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_acosh_': 'acosh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_atanh': 'atanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_atanh_': 'atanh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_atan2': 'atan2|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_atan2_': 'atan2|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_hypot': 'hypot|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_hypot_': 'hypot|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_copysign': 'copysign|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_copysign_': 'copysign|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logaddexp': 'logaddexp|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_float_power': 'float_power|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_float_power_': 'float_power|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_fmod': 'fmod|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_fmod_': 'fmod|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_nextafter': 'nextafter|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_nextafter_': 'nextafter|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cpu_sum': 'sum|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
     'make_cpu_prod': 'prod|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
     'make_cpu_amax': 'amax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
@@ -210,6 +265,61 @@ FINGERPRINTS = {
     'make_cuda_outer': 'outer|functional|cuda|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_addmm': 'addmm|functional|cuda|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
     'make_cuda_addmm_': 'addmm|inplace|cuda|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
+    'make_cuda_floor': 'floor|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_floor_': 'floor|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_ceil': 'ceil|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_ceil_': 'ceil|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_trunc': 'trunc|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_trunc_': 'trunc|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sign': 'sign|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sign_': 'sign|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_square': 'square|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_square_': 'square|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_reciprocal': 'reciprocal|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_reciprocal_': 'reciprocal|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log1p': 'log1p|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log1p_': 'log1p|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_expm1': 'expm1|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_expm1_': 'expm1|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log2': 'log2|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log2_': 'log2|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log10': 'log10|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log10_': 'log10|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_isnan': 'isnan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_isinf': 'isinf|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_isfinite': 'isfinite|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_signbit': 'signbit|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_tan': 'tan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_tan_': 'tan|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_asin': 'asin|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_asin_': 'asin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_acos': 'acos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_acos_': 'acos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_atan': 'atan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_atan_': 'atan|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sinh': 'sinh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sinh_': 'sinh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_cosh': 'cosh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_cosh_': 'cosh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_asinh': 'asinh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_asinh_': 'asinh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_acosh': 'acosh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_acosh_': 'acosh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_atanh': 'atanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_atanh_': 'atanh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_atan2': 'atan2|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_atan2_': 'atan2|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_hypot': 'hypot|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_hypot_': 'hypot|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_copysign': 'copysign|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_copysign_': 'copysign|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logaddexp': 'logaddexp|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_float_power': 'float_power|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_float_power_': 'float_power|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_fmod': 'fmod|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_fmod_': 'fmod|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_nextafter': 'nextafter|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_nextafter_': 'nextafter|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cuda_sum': 'sum|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
     'make_cuda_prod': 'prod|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
     'make_cuda_amax': 'amax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
@@ -9481,6 +9591,7436 @@ def make_cpu_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         return self
 
     _public, _raw = addmm_, _raw_addmm_
+    return _public, _raw
+
+
+def make_cpu_floor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def floor(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_floor(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = floor, _raw_floor
+    return _public, _raw
+
+
+def make_cpu_floor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def floor_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_floor_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = floor_, _raw_floor_
+    return _public, _raw
+
+
+def make_cpu_ceil(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def ceil(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_ceil(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = ceil, _raw_ceil
+    return _public, _raw
+
+
+def make_cpu_ceil_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def ceil_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_ceil_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = ceil_, _raw_ceil_
+    return _public, _raw
+
+
+def make_cpu_trunc(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def trunc(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_trunc(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = trunc, _raw_trunc
+    return _public, _raw
+
+
+def make_cpu_trunc_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def trunc_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_trunc_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = trunc_, _raw_trunc_
+    return _public, _raw
+
+
+def make_cpu_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def sign(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_sign(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = sign, _raw_sign
+    return _public, _raw
+
+
+def make_cpu_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def sign_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_sign_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = sign_, _raw_sign_
+    return _public, _raw
+
+
+def make_cpu_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def square(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_square(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = square, _raw_square
+    return _public, _raw
+
+
+def make_cpu_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def square_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_square_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = square_, _raw_square_
+    return _public, _raw
+
+
+def make_cpu_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def reciprocal(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_reciprocal(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = reciprocal, _raw_reciprocal
+    return _public, _raw
+
+
+def make_cpu_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def reciprocal_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_reciprocal_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = reciprocal_, _raw_reciprocal_
+    return _public, _raw
+
+
+def make_cpu_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def log1p(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_log1p(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = log1p, _raw_log1p
+    return _public, _raw
+
+
+def make_cpu_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def log1p_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_log1p_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = log1p_, _raw_log1p_
+    return _public, _raw
+
+
+def make_cpu_expm1(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def expm1(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_expm1(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = expm1, _raw_expm1
+    return _public, _raw
+
+
+def make_cpu_expm1_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def expm1_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_expm1_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = expm1_, _raw_expm1_
+    return _public, _raw
+
+
+def make_cpu_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def log2(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_log2(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = log2, _raw_log2
+    return _public, _raw
+
+
+def make_cpu_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def log2_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_log2_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = log2_, _raw_log2_
+    return _public, _raw
+
+
+def make_cpu_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def log10(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_log10(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = log10, _raw_log10
+    return _public, _raw
+
+
+def make_cpu_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def log10_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_log10_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = log10_, _raw_log10_
+    return _public, _raw
+
+
+def make_cpu_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def isnan(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_isnan(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = isnan, _raw_isnan
+    return _public, _raw
+
+
+def make_cpu_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def isinf(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_isinf(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = isinf, _raw_isinf
+    return _public, _raw
+
+
+def make_cpu_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def isfinite(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_isfinite(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = isfinite, _raw_isfinite
+    return _public, _raw
+
+
+def make_cpu_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def signbit(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_signbit(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = signbit, _raw_signbit
+    return _public, _raw
+
+
+def make_cpu_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def tan(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_tan(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = tan, _raw_tan
+    return _public, _raw
+
+
+def make_cpu_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def tan_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_tan_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = tan_, _raw_tan_
+    return _public, _raw
+
+
+def make_cpu_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def asin(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_asin(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = asin, _raw_asin
+    return _public, _raw
+
+
+def make_cpu_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def asin_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_asin_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = asin_, _raw_asin_
+    return _public, _raw
+
+
+def make_cpu_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def acos(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_acos(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = acos, _raw_acos
+    return _public, _raw
+
+
+def make_cpu_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def acos_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_acos_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = acos_, _raw_acos_
+    return _public, _raw
+
+
+def make_cpu_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def atan(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_atan(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = atan, _raw_atan
+    return _public, _raw
+
+
+def make_cpu_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def atan_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_atan_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = atan_, _raw_atan_
+    return _public, _raw
+
+
+def make_cpu_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def sinh(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_sinh(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = sinh, _raw_sinh
+    return _public, _raw
+
+
+def make_cpu_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def sinh_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_sinh_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = sinh_, _raw_sinh_
+    return _public, _raw
+
+
+def make_cpu_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def cosh(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_cosh(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = cosh, _raw_cosh
+    return _public, _raw
+
+
+def make_cpu_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def cosh_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_cosh_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = cosh_, _raw_cosh_
+    return _public, _raw
+
+
+def make_cpu_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def asinh(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_asinh(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = asinh, _raw_asinh
+    return _public, _raw
+
+
+def make_cpu_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def asinh_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_asinh_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = asinh_, _raw_asinh_
+    return _public, _raw
+
+
+def make_cpu_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def acosh(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_acosh(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = acosh, _raw_acosh
+    return _public, _raw
+
+
+def make_cpu_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def acosh_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_acosh_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = acosh_, _raw_acosh_
+    return _public, _raw
+
+
+def make_cpu_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def atanh(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_atanh(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = atanh, _raw_atanh
+    return _public, _raw
+
+
+def make_cpu_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def atanh_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_atanh_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = atanh_, _raw_atanh_
+    return _public, _raw
+
+
+def make_cpu_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def atan2(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_atan2(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = atan2, _raw_atan2
+    return _public, _raw
+
+
+def make_cpu_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def atan2_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_atan2_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = atan2_, _raw_atan2_
+    return _public, _raw
+
+
+def make_cpu_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def hypot(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_hypot(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = hypot, _raw_hypot
+    return _public, _raw
+
+
+def make_cpu_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def hypot_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_hypot_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = hypot_, _raw_hypot_
+    return _public, _raw
+
+
+def make_cpu_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def copysign(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_copysign(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = copysign, _raw_copysign
+    return _public, _raw
+
+
+def make_cpu_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def copysign_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_copysign_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = copysign_, _raw_copysign_
+    return _public, _raw
+
+
+def make_cpu_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def logaddexp(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_logaddexp(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = logaddexp, _raw_logaddexp
+    return _public, _raw
+
+
+def make_cpu_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def float_power(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_float_power(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = float_power, _raw_float_power
+    return _public, _raw
+
+
+def make_cpu_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def float_power_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_float_power_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = float_power_, _raw_float_power_
+    return _public, _raw
+
+
+def make_cpu_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def fmod(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_fmod(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = fmod, _raw_fmod
+    return _public, _raw
+
+
+def make_cpu_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def fmod_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_fmod_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = fmod_, _raw_fmod_
+    return _public, _raw
+
+
+def make_cpu_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def nextafter(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_nextafter(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = nextafter, _raw_nextafter
+    return _public, _raw
+
+
+def make_cpu_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def nextafter_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_nextafter_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = nextafter_, _raw_nextafter_
     return _public, _raw
 
 
@@ -22393,6 +29933,7436 @@ def make_cuda_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         return self
 
     _public, _raw = addmm_, _raw_addmm_
+    return _public, _raw
+
+
+def make_cuda_floor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def floor(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_floor(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = floor, _raw_floor
+    return _public, _raw
+
+
+def make_cuda_floor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def floor_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_floor_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = floor_, _raw_floor_
+    return _public, _raw
+
+
+def make_cuda_ceil(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def ceil(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_ceil(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = ceil, _raw_ceil
+    return _public, _raw
+
+
+def make_cuda_ceil_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def ceil_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_ceil_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = ceil_, _raw_ceil_
+    return _public, _raw
+
+
+def make_cuda_trunc(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def trunc(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_trunc(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = trunc, _raw_trunc
+    return _public, _raw
+
+
+def make_cuda_trunc_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def trunc_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_trunc_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = trunc_, _raw_trunc_
+    return _public, _raw
+
+
+def make_cuda_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def sign(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_sign(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = sign, _raw_sign
+    return _public, _raw
+
+
+def make_cuda_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def sign_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_sign_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = sign_, _raw_sign_
+    return _public, _raw
+
+
+def make_cuda_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def square(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_square(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = square, _raw_square
+    return _public, _raw
+
+
+def make_cuda_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def square_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_square_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = square_, _raw_square_
+    return _public, _raw
+
+
+def make_cuda_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def reciprocal(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_reciprocal(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = reciprocal, _raw_reciprocal
+    return _public, _raw
+
+
+def make_cuda_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def reciprocal_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_reciprocal_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = reciprocal_, _raw_reciprocal_
+    return _public, _raw
+
+
+def make_cuda_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def log1p(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_log1p(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = log1p, _raw_log1p
+    return _public, _raw
+
+
+def make_cuda_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def log1p_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_log1p_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = log1p_, _raw_log1p_
+    return _public, _raw
+
+
+def make_cuda_expm1(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def expm1(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_expm1(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = expm1, _raw_expm1
+    return _public, _raw
+
+
+def make_cuda_expm1_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def expm1_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_expm1_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = expm1_, _raw_expm1_
+    return _public, _raw
+
+
+def make_cuda_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def log2(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_log2(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = log2, _raw_log2
+    return _public, _raw
+
+
+def make_cuda_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def log2_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_log2_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = log2_, _raw_log2_
+    return _public, _raw
+
+
+def make_cuda_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def log10(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_log10(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = log10, _raw_log10
+    return _public, _raw
+
+
+def make_cuda_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def log10_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_log10_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = log10_, _raw_log10_
+    return _public, _raw
+
+
+def make_cuda_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def isnan(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_isnan(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = isnan, _raw_isnan
+    return _public, _raw
+
+
+def make_cuda_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def isinf(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_isinf(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = isinf, _raw_isinf
+    return _public, _raw
+
+
+def make_cuda_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def isfinite(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_isfinite(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = isfinite, _raw_isfinite
+    return _public, _raw
+
+
+def make_cuda_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def signbit(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_signbit(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = signbit, _raw_signbit
+    return _public, _raw
+
+
+def make_cuda_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def tan(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_tan(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = tan, _raw_tan
+    return _public, _raw
+
+
+def make_cuda_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def tan_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_tan_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = tan_, _raw_tan_
+    return _public, _raw
+
+
+def make_cuda_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def asin(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_asin(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = asin, _raw_asin
+    return _public, _raw
+
+
+def make_cuda_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def asin_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_asin_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = asin_, _raw_asin_
+    return _public, _raw
+
+
+def make_cuda_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def acos(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_acos(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = acos, _raw_acos
+    return _public, _raw
+
+
+def make_cuda_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def acos_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_acos_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = acos_, _raw_acos_
+    return _public, _raw
+
+
+def make_cuda_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def atan(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_atan(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = atan, _raw_atan
+    return _public, _raw
+
+
+def make_cuda_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def atan_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_atan_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = atan_, _raw_atan_
+    return _public, _raw
+
+
+def make_cuda_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def sinh(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_sinh(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = sinh, _raw_sinh
+    return _public, _raw
+
+
+def make_cuda_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def sinh_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_sinh_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = sinh_, _raw_sinh_
+    return _public, _raw
+
+
+def make_cuda_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def cosh(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_cosh(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = cosh, _raw_cosh
+    return _public, _raw
+
+
+def make_cuda_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def cosh_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_cosh_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = cosh_, _raw_cosh_
+    return _public, _raw
+
+
+def make_cuda_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def asinh(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_asinh(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = asinh, _raw_asinh
+    return _public, _raw
+
+
+def make_cuda_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def asinh_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_asinh_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = asinh_, _raw_asinh_
+    return _public, _raw
+
+
+def make_cuda_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def acosh(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_acosh(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = acosh, _raw_acosh
+    return _public, _raw
+
+
+def make_cuda_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def acosh_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_acosh_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = acosh_, _raw_acosh_
+    return _public, _raw
+
+
+def make_cuda_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def atanh(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_atanh(self, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = atanh, _raw_atanh
+    return _public, _raw
+
+
+def make_cuda_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+    def atanh_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_atanh_(self):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
+        _device = self._device
+        _cached_dtype = _meta_cache.get(self._dtype)
+        _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = atanh_, _raw_atanh_
+    return _public, _raw
+
+
+def make_cuda_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def atan2(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_atan2(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = atan2, _raw_atan2
+    return _public, _raw
+
+
+def make_cuda_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def atan2_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_atan2_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = atan2_, _raw_atan2_
+    return _public, _raw
+
+
+def make_cuda_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def hypot(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_hypot(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = hypot, _raw_hypot
+    return _public, _raw
+
+
+def make_cuda_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def hypot_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_hypot_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = hypot_, _raw_hypot_
+    return _public, _raw
+
+
+def make_cuda_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def copysign(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_copysign(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = copysign, _raw_copysign
+    return _public, _raw
+
+
+def make_cuda_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def copysign_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_copysign_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = copysign_, _raw_copysign_
+    return _public, _raw
+
+
+def make_cuda_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def logaddexp(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_logaddexp(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = logaddexp, _raw_logaddexp
+    return _public, _raw
+
+
+def make_cuda_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def float_power(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_float_power(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = float_power, _raw_float_power
+    return _public, _raw
+
+
+def make_cuda_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def float_power_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_float_power_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = float_power_, _raw_float_power_
+    return _public, _raw
+
+
+def make_cuda_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def fmod(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_fmod(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = fmod, _raw_fmod
+    return _public, _raw
+
+
+def make_cuda_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def fmod_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_fmod_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = fmod_, _raw_fmod_
+    return _public, _raw
+
+
+def make_cuda_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def nextafter(self, other, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_nextafter(self, other, *, out=None):
+        if type(self) is _Class:
+            _self_is_tensor = True
+            _device = self._device
+            _first_tensor = self
+        else:
+            _self_is_tensor = False
+            _device = None
+            _first_tensor = None
+            if type(self) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'self', _Class)
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if _device is None:
+                _device = other._device
+                _first_tensor = other
+            elif other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'other', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, other, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _last = _meta_last[0]
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = nextafter, _raw_nextafter
+    return _public, _raw
+
+
+def make_cuda_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+    def nextafter_(self, other):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_nextafter_(self, other):
+        if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
+        _device = self._device
+        if type(other) is _Class:
+            _other_is_tensor = True
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ))
+        else:
+            _other_is_tensor = False
+            if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other', _Class)
+        _last = _meta_last[0]
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+            _spec = (self._shape, _last[2])
+        else:
+            _spec = _meta(self, other)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (other, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, other, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, other, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = nextafter_, _raw_nextafter_
     return _public, _raw
 
 

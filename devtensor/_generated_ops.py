@@ -15,6 +15,10 @@ _T = TypeVar("_T", bound=Tensor)
 __all__ = [
     "abs",
     "abs_",
+    "acos",
+    "acos_",
+    "acosh",
+    "acosh_",
     "add",
     "add_",
     "addmm",
@@ -25,16 +29,32 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "asin",
+    "asin_",
+    "asinh",
+    "asinh_",
+    "atan",
+    "atan2",
+    "atan2_",
+    "atan_",
+    "atanh",
+    "atanh_",
     "bmm",
     "broadcast_to",
     "cat",
+    "ceil",
+    "ceil_",
     "chunk",
     "clamp",
     "clamp_",
     "clone",
     "contiguous",
+    "copysign",
+    "copysign_",
     "cos",
     "cos_",
+    "cosh",
+    "cosh_",
     "cross_entropy",
     "div",
     "div_",
@@ -44,17 +64,37 @@ __all__ = [
     "exp",
     "exp_",
     "expand",
+    "expm1",
+    "expm1_",
     "flatten",
     "flip",
+    "float_power",
+    "float_power_",
+    "floor",
+    "floor_",
+    "fmod",
+    "fmod_",
     "ge",
     "ge_",
     "gt",
     "gt_",
+    "hypot",
+    "hypot_",
+    "isfinite",
+    "isinf",
+    "isnan",
     "le",
     "le_",
     "log",
+    "log10",
+    "log10_",
+    "log1p",
+    "log1p_",
+    "log2",
+    "log2_",
     "log_",
     "log_softmax",
+    "logaddexp",
     "logical_and",
     "logical_and_",
     "logical_not",
@@ -79,12 +119,16 @@ __all__ = [
     "ne_",
     "neg",
     "neg_",
+    "nextafter",
+    "nextafter_",
     "one_hot",
     "outer",
     "permute",
     "pow",
     "pow_",
     "prod",
+    "reciprocal",
+    "reciprocal_",
     "relu",
     "relu_",
     "remainder",
@@ -92,21 +136,32 @@ __all__ = [
     "reshape",
     "sigmoid",
     "sigmoid_",
+    "sign",
+    "sign_",
+    "signbit",
     "sin",
     "sin_",
+    "sinh",
+    "sinh_",
     "softmax",
     "split",
     "sqrt",
     "sqrt_",
+    "square",
+    "square_",
     "squeeze",
     "stack",
     "std",
     "sub",
     "sub_",
     "sum",
+    "tan",
+    "tan_",
     "tanh",
     "tanh_",
     "transpose",
+    "trunc",
+    "trunc_",
     "unsqueeze",
     "upsample_nearest1d",
     "var",
@@ -192,6 +247,61 @@ if TYPE_CHECKING:
     def outer(self: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Scalar = 1, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
     def addmm_(self: _T, mat1: Tensor, mat2: Tensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> _T: ...
+    def floor(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def floor_(self: _T) -> _T: ...
+    def ceil(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def ceil_(self: _T) -> _T: ...
+    def trunc(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def trunc_(self: _T) -> _T: ...
+    def sign(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def sign_(self: _T) -> _T: ...
+    def square(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def square_(self: _T) -> _T: ...
+    def reciprocal(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def reciprocal_(self: _T) -> _T: ...
+    def log1p(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def log1p_(self: _T) -> _T: ...
+    def expm1(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def expm1_(self: _T) -> _T: ...
+    def log2(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def log2_(self: _T) -> _T: ...
+    def log10(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def log10_(self: _T) -> _T: ...
+    def isnan(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def isinf(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def isfinite(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def signbit(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def tan(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def tan_(self: _T) -> _T: ...
+    def asin(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def asin_(self: _T) -> _T: ...
+    def acos(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def acos_(self: _T) -> _T: ...
+    def atan(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def atan_(self: _T) -> _T: ...
+    def sinh(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def sinh_(self: _T) -> _T: ...
+    def cosh(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def cosh_(self: _T) -> _T: ...
+    def asinh(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def asinh_(self: _T) -> _T: ...
+    def acosh(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def acosh_(self: _T) -> _T: ...
+    def atanh(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def atanh_(self: _T) -> _T: ...
+    def atan2(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def atan2_(self: _T, other: TensorOrScalar) -> _T: ...
+    def hypot(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def hypot_(self: _T, other: TensorOrScalar) -> _T: ...
+    def copysign(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def copysign_(self: _T, other: TensorOrScalar) -> _T: ...
+    def logaddexp(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def float_power(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def float_power_(self: _T, other: TensorOrScalar) -> _T: ...
+    def fmod(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def fmod_(self: _T, other: TensorOrScalar) -> _T: ...
+    def nextafter(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def nextafter_(self: _T, other: TensorOrScalar) -> _T: ...
     def sum(self: Tensor, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False, *, dtype: DTypeLike | None = None, out: Tensor | None = None) -> Tensor: ...
     def prod(self: Tensor, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False, *, dtype: DTypeLike | None = None, out: Tensor | None = None) -> Tensor: ...
     def amax(self: Tensor, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor: ...
@@ -293,6 +403,61 @@ else:
     outer = _variant('outer', 'functional')
     addmm = _variant('addmm', 'functional')
     addmm_ = _variant('addmm', 'inplace')
+    floor = _variant('floor', 'functional')
+    floor_ = _variant('floor', 'inplace')
+    ceil = _variant('ceil', 'functional')
+    ceil_ = _variant('ceil', 'inplace')
+    trunc = _variant('trunc', 'functional')
+    trunc_ = _variant('trunc', 'inplace')
+    sign = _variant('sign', 'functional')
+    sign_ = _variant('sign', 'inplace')
+    square = _variant('square', 'functional')
+    square_ = _variant('square', 'inplace')
+    reciprocal = _variant('reciprocal', 'functional')
+    reciprocal_ = _variant('reciprocal', 'inplace')
+    log1p = _variant('log1p', 'functional')
+    log1p_ = _variant('log1p', 'inplace')
+    expm1 = _variant('expm1', 'functional')
+    expm1_ = _variant('expm1', 'inplace')
+    log2 = _variant('log2', 'functional')
+    log2_ = _variant('log2', 'inplace')
+    log10 = _variant('log10', 'functional')
+    log10_ = _variant('log10', 'inplace')
+    isnan = _variant('isnan', 'functional')
+    isinf = _variant('isinf', 'functional')
+    isfinite = _variant('isfinite', 'functional')
+    signbit = _variant('signbit', 'functional')
+    tan = _variant('tan', 'functional')
+    tan_ = _variant('tan', 'inplace')
+    asin = _variant('asin', 'functional')
+    asin_ = _variant('asin', 'inplace')
+    acos = _variant('acos', 'functional')
+    acos_ = _variant('acos', 'inplace')
+    atan = _variant('atan', 'functional')
+    atan_ = _variant('atan', 'inplace')
+    sinh = _variant('sinh', 'functional')
+    sinh_ = _variant('sinh', 'inplace')
+    cosh = _variant('cosh', 'functional')
+    cosh_ = _variant('cosh', 'inplace')
+    asinh = _variant('asinh', 'functional')
+    asinh_ = _variant('asinh', 'inplace')
+    acosh = _variant('acosh', 'functional')
+    acosh_ = _variant('acosh', 'inplace')
+    atanh = _variant('atanh', 'functional')
+    atanh_ = _variant('atanh', 'inplace')
+    atan2 = _variant('atan2', 'functional')
+    atan2_ = _variant('atan2', 'inplace')
+    hypot = _variant('hypot', 'functional')
+    hypot_ = _variant('hypot', 'inplace')
+    copysign = _variant('copysign', 'functional')
+    copysign_ = _variant('copysign', 'inplace')
+    logaddexp = _variant('logaddexp', 'functional')
+    float_power = _variant('float_power', 'functional')
+    float_power_ = _variant('float_power', 'inplace')
+    fmod = _variant('fmod', 'functional')
+    fmod_ = _variant('fmod', 'inplace')
+    nextafter = _variant('nextafter', 'functional')
+    nextafter_ = _variant('nextafter', 'inplace')
     sum = _variant('sum', 'functional')
     prod = _variant('prod', 'functional')
     amax = _variant('amax', 'functional')

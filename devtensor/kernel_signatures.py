@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "abs",
+    "acos",
+    "acosh",
     "add",
     "addmm",
     "all",
@@ -33,22 +35,42 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
     "bmm",
     "cat",
+    "ceil",
     "clamp",
     "clone",
+    "copysign",
     "cos",
+    "cosh",
     "cross_entropy",
     "div",
     "dot",
     "eq",
     "exp",
+    "expm1",
     "flip",
+    "float_power",
+    "floor",
+    "fmod",
     "ge",
     "gt",
+    "hypot",
+    "isfinite",
+    "isinf",
+    "isnan",
     "le",
     "log",
+    "log10",
+    "log1p",
+    "log2",
     "log_softmax",
+    "logaddexp",
     "logical_and",
     "logical_not",
     "logical_or",
@@ -63,21 +85,29 @@ __all__ = [
     "mul",
     "ne",
     "neg",
+    "nextafter",
     "one_hot",
     "outer",
     "pow",
     "prod",
+    "reciprocal",
     "relu",
     "remainder",
     "sigmoid",
+    "sign",
+    "signbit",
     "sin",
+    "sinh",
     "softmax",
     "sqrt",
+    "square",
     "stack",
     "std",
     "sub",
     "sum",
+    "tan",
     "tanh",
+    "trunc",
     "upsample_nearest1d",
     "var",
     "where",
@@ -1286,6 +1316,964 @@ if TYPE_CHECKING:
     addmm: _AddmmKernels
 
 
+    class FloorCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``floor``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FloorCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``floor``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FloorXPKernel(Protocol[_XP]):
+        """The type of ``floor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _FloorKernels(KernelRegistrar):
+        """Typed registration of ``floor``'s impls: ``@floor.cpu`` / ``@floor.cuda`` / ``@floor.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FloorCPUKernel[_CPU0, _CPU1]) -> FloorCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FloorCUDAKernel[_CUDA0, _CUDA1]) -> FloorCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FloorXPKernel[_XP]) -> FloorXPKernel[_XP]: ...
+
+
+    floor: _FloorKernels
+
+
+    class CeilCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``ceil``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class CeilCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``ceil``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class CeilXPKernel(Protocol[_XP]):
+        """The type of ``ceil``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CeilKernels(KernelRegistrar):
+        """Typed registration of ``ceil``'s impls: ``@ceil.cpu`` / ``@ceil.cuda`` / ``@ceil.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CeilCPUKernel[_CPU0, _CPU1]) -> CeilCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CeilCUDAKernel[_CUDA0, _CUDA1]) -> CeilCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: CeilXPKernel[_XP]) -> CeilXPKernel[_XP]: ...
+
+
+    ceil: _CeilKernels
+
+
+    class TruncCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``trunc``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class TruncCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``trunc``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class TruncXPKernel(Protocol[_XP]):
+        """The type of ``trunc``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TruncKernels(KernelRegistrar):
+        """Typed registration of ``trunc``'s impls: ``@trunc.cpu`` / ``@trunc.cuda`` / ``@trunc.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TruncCPUKernel[_CPU0, _CPU1]) -> TruncCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: TruncCUDAKernel[_CUDA0, _CUDA1]) -> TruncCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: TruncXPKernel[_XP]) -> TruncXPKernel[_XP]: ...
+
+
+    trunc: _TruncKernels
+
+
+    class SignCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``sign``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class SignCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``sign``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class SignXPKernel(Protocol[_XP]):
+        """The type of ``sign``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SignKernels(KernelRegistrar):
+        """Typed registration of ``sign``'s impls: ``@sign.cpu`` / ``@sign.cuda`` / ``@sign.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: SignCPUKernel[_CPU0, _CPU1]) -> SignCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SignCUDAKernel[_CUDA0, _CUDA1]) -> SignCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: SignXPKernel[_XP]) -> SignXPKernel[_XP]: ...
+
+
+    sign: _SignKernels
+
+
+    class SquareCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``square``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class SquareCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``square``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class SquareXPKernel(Protocol[_XP]):
+        """The type of ``square``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SquareKernels(KernelRegistrar):
+        """Typed registration of ``square``'s impls: ``@square.cpu`` / ``@square.cuda`` / ``@square.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: SquareCPUKernel[_CPU0, _CPU1]) -> SquareCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SquareCUDAKernel[_CUDA0, _CUDA1]) -> SquareCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: SquareXPKernel[_XP]) -> SquareXPKernel[_XP]: ...
+
+
+    square: _SquareKernels
+
+
+    class ReciprocalCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``reciprocal``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ReciprocalCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``reciprocal``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ReciprocalXPKernel(Protocol[_XP]):
+        """The type of ``reciprocal``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ReciprocalKernels(KernelRegistrar):
+        """Typed registration of ``reciprocal``'s impls: ``@reciprocal.cpu`` / ``@reciprocal.cuda`` / ``@reciprocal.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: ReciprocalCPUKernel[_CPU0, _CPU1]) -> ReciprocalCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ReciprocalCUDAKernel[_CUDA0, _CUDA1]) -> ReciprocalCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ReciprocalXPKernel[_XP]) -> ReciprocalXPKernel[_XP]: ...
+
+
+    reciprocal: _ReciprocalKernels
+
+
+    class Log1pCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``log1p``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class Log1pCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``log1p``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class Log1pXPKernel(Protocol[_XP]):
+        """The type of ``log1p``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _Log1pKernels(KernelRegistrar):
+        """Typed registration of ``log1p``'s impls: ``@log1p.cpu`` / ``@log1p.cuda`` / ``@log1p.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: Log1pCPUKernel[_CPU0, _CPU1]) -> Log1pCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: Log1pCUDAKernel[_CUDA0, _CUDA1]) -> Log1pCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: Log1pXPKernel[_XP]) -> Log1pXPKernel[_XP]: ...
+
+
+    log1p: _Log1pKernels
+
+
+    class Expm1CPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``expm1``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class Expm1CUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``expm1``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class Expm1XPKernel(Protocol[_XP]):
+        """The type of ``expm1``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _Expm1Kernels(KernelRegistrar):
+        """Typed registration of ``expm1``'s impls: ``@expm1.cpu`` / ``@expm1.cuda`` / ``@expm1.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: Expm1CPUKernel[_CPU0, _CPU1]) -> Expm1CPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: Expm1CUDAKernel[_CUDA0, _CUDA1]) -> Expm1CUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: Expm1XPKernel[_XP]) -> Expm1XPKernel[_XP]: ...
+
+
+    expm1: _Expm1Kernels
+
+
+    class Log2CPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``log2``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class Log2CUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``log2``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class Log2XPKernel(Protocol[_XP]):
+        """The type of ``log2``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _Log2Kernels(KernelRegistrar):
+        """Typed registration of ``log2``'s impls: ``@log2.cpu`` / ``@log2.cuda`` / ``@log2.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: Log2CPUKernel[_CPU0, _CPU1]) -> Log2CPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: Log2CUDAKernel[_CUDA0, _CUDA1]) -> Log2CUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: Log2XPKernel[_XP]) -> Log2XPKernel[_XP]: ...
+
+
+    log2: _Log2Kernels
+
+
+    class Log10CPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``log10``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class Log10CUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``log10``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class Log10XPKernel(Protocol[_XP]):
+        """The type of ``log10``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _Log10Kernels(KernelRegistrar):
+        """Typed registration of ``log10``'s impls: ``@log10.cpu`` / ``@log10.cuda`` / ``@log10.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: Log10CPUKernel[_CPU0, _CPU1]) -> Log10CPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: Log10CUDAKernel[_CUDA0, _CUDA1]) -> Log10CUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: Log10XPKernel[_XP]) -> Log10XPKernel[_XP]: ...
+
+
+    log10: _Log10Kernels
+
+
+    class IsnanCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``isnan``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class IsnanCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``isnan``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class IsnanXPKernel(Protocol[_XP]):
+        """The type of ``isnan``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IsnanKernels(KernelRegistrar):
+        """Typed registration of ``isnan``'s impls: ``@isnan.cpu`` / ``@isnan.cuda`` / ``@isnan.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: IsnanCPUKernel[_CPU0, _CPU1]) -> IsnanCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: IsnanCUDAKernel[_CUDA0, _CUDA1]) -> IsnanCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: IsnanXPKernel[_XP]) -> IsnanXPKernel[_XP]: ...
+
+
+    isnan: _IsnanKernels
+
+
+    class IsinfCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``isinf``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class IsinfCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``isinf``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class IsinfXPKernel(Protocol[_XP]):
+        """The type of ``isinf``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IsinfKernels(KernelRegistrar):
+        """Typed registration of ``isinf``'s impls: ``@isinf.cpu`` / ``@isinf.cuda`` / ``@isinf.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: IsinfCPUKernel[_CPU0, _CPU1]) -> IsinfCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: IsinfCUDAKernel[_CUDA0, _CUDA1]) -> IsinfCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: IsinfXPKernel[_XP]) -> IsinfXPKernel[_XP]: ...
+
+
+    isinf: _IsinfKernels
+
+
+    class IsfiniteCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``isfinite``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class IsfiniteCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``isfinite``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class IsfiniteXPKernel(Protocol[_XP]):
+        """The type of ``isfinite``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IsfiniteKernels(KernelRegistrar):
+        """Typed registration of ``isfinite``'s impls: ``@isfinite.cpu`` / ``@isfinite.cuda`` / ``@isfinite.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: IsfiniteCPUKernel[_CPU0, _CPU1]) -> IsfiniteCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: IsfiniteCUDAKernel[_CUDA0, _CUDA1]) -> IsfiniteCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: IsfiniteXPKernel[_XP]) -> IsfiniteXPKernel[_XP]: ...
+
+
+    isfinite: _IsfiniteKernels
+
+
+    class SignbitCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``signbit``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class SignbitCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``signbit``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class SignbitXPKernel(Protocol[_XP]):
+        """The type of ``signbit``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SignbitKernels(KernelRegistrar):
+        """Typed registration of ``signbit``'s impls: ``@signbit.cpu`` / ``@signbit.cuda`` / ``@signbit.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: SignbitCPUKernel[_CPU0, _CPU1]) -> SignbitCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SignbitCUDAKernel[_CUDA0, _CUDA1]) -> SignbitCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: SignbitXPKernel[_XP]) -> SignbitXPKernel[_XP]: ...
+
+
+    signbit: _SignbitKernels
+
+
+    class TanCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``tan``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class TanCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``tan``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class TanXPKernel(Protocol[_XP]):
+        """The type of ``tan``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TanKernels(KernelRegistrar):
+        """Typed registration of ``tan``'s impls: ``@tan.cpu`` / ``@tan.cuda`` / ``@tan.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TanCPUKernel[_CPU0, _CPU1]) -> TanCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: TanCUDAKernel[_CUDA0, _CUDA1]) -> TanCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: TanXPKernel[_XP]) -> TanXPKernel[_XP]: ...
+
+
+    tan: _TanKernels
+
+
+    class AsinCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``asin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class AsinCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``asin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class AsinXPKernel(Protocol[_XP]):
+        """The type of ``asin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _AsinKernels(KernelRegistrar):
+        """Typed registration of ``asin``'s impls: ``@asin.cpu`` / ``@asin.cuda`` / ``@asin.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: AsinCPUKernel[_CPU0, _CPU1]) -> AsinCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AsinCUDAKernel[_CUDA0, _CUDA1]) -> AsinCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: AsinXPKernel[_XP]) -> AsinXPKernel[_XP]: ...
+
+
+    asin: _AsinKernels
+
+
+    class AcosCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``acos``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class AcosCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``acos``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class AcosXPKernel(Protocol[_XP]):
+        """The type of ``acos``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _AcosKernels(KernelRegistrar):
+        """Typed registration of ``acos``'s impls: ``@acos.cpu`` / ``@acos.cuda`` / ``@acos.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: AcosCPUKernel[_CPU0, _CPU1]) -> AcosCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AcosCUDAKernel[_CUDA0, _CUDA1]) -> AcosCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: AcosXPKernel[_XP]) -> AcosXPKernel[_XP]: ...
+
+
+    acos: _AcosKernels
+
+
+    class AtanCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``atan``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class AtanCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``atan``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class AtanXPKernel(Protocol[_XP]):
+        """The type of ``atan``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _AtanKernels(KernelRegistrar):
+        """Typed registration of ``atan``'s impls: ``@atan.cpu`` / ``@atan.cuda`` / ``@atan.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: AtanCPUKernel[_CPU0, _CPU1]) -> AtanCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AtanCUDAKernel[_CUDA0, _CUDA1]) -> AtanCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: AtanXPKernel[_XP]) -> AtanXPKernel[_XP]: ...
+
+
+    atan: _AtanKernels
+
+
+    class SinhCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``sinh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class SinhCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``sinh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class SinhXPKernel(Protocol[_XP]):
+        """The type of ``sinh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SinhKernels(KernelRegistrar):
+        """Typed registration of ``sinh``'s impls: ``@sinh.cpu`` / ``@sinh.cuda`` / ``@sinh.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: SinhCPUKernel[_CPU0, _CPU1]) -> SinhCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SinhCUDAKernel[_CUDA0, _CUDA1]) -> SinhCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: SinhXPKernel[_XP]) -> SinhXPKernel[_XP]: ...
+
+
+    sinh: _SinhKernels
+
+
+    class CoshCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``cosh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class CoshCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``cosh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class CoshXPKernel(Protocol[_XP]):
+        """The type of ``cosh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CoshKernels(KernelRegistrar):
+        """Typed registration of ``cosh``'s impls: ``@cosh.cpu`` / ``@cosh.cuda`` / ``@cosh.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CoshCPUKernel[_CPU0, _CPU1]) -> CoshCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CoshCUDAKernel[_CUDA0, _CUDA1]) -> CoshCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: CoshXPKernel[_XP]) -> CoshXPKernel[_XP]: ...
+
+
+    cosh: _CoshKernels
+
+
+    class AsinhCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``asinh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class AsinhCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``asinh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class AsinhXPKernel(Protocol[_XP]):
+        """The type of ``asinh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _AsinhKernels(KernelRegistrar):
+        """Typed registration of ``asinh``'s impls: ``@asinh.cpu`` / ``@asinh.cuda`` / ``@asinh.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: AsinhCPUKernel[_CPU0, _CPU1]) -> AsinhCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AsinhCUDAKernel[_CUDA0, _CUDA1]) -> AsinhCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: AsinhXPKernel[_XP]) -> AsinhXPKernel[_XP]: ...
+
+
+    asinh: _AsinhKernels
+
+
+    class AcoshCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``acosh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class AcoshCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``acosh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class AcoshXPKernel(Protocol[_XP]):
+        """The type of ``acosh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _AcoshKernels(KernelRegistrar):
+        """Typed registration of ``acosh``'s impls: ``@acosh.cpu`` / ``@acosh.cuda`` / ``@acosh.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: AcoshCPUKernel[_CPU0, _CPU1]) -> AcoshCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AcoshCUDAKernel[_CUDA0, _CUDA1]) -> AcoshCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: AcoshXPKernel[_XP]) -> AcoshXPKernel[_XP]: ...
+
+
+    acosh: _AcoshKernels
+
+
+    class AtanhCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``atanh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class AtanhCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``atanh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class AtanhXPKernel(Protocol[_XP]):
+        """The type of ``atanh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _AtanhKernels(KernelRegistrar):
+        """Typed registration of ``atanh``'s impls: ``@atanh.cpu`` / ``@atanh.cuda`` / ``@atanh.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: AtanhCPUKernel[_CPU0, _CPU1]) -> AtanhCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AtanhCUDAKernel[_CUDA0, _CUDA1]) -> AtanhCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: AtanhXPKernel[_XP]) -> AtanhXPKernel[_XP]: ...
+
+
+    atanh: _AtanhKernels
+
+
+    class Atan2CPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``atan2``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class Atan2CUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``atan2``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class Atan2XPKernel(Protocol):
+        """The type of ``atan2``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _Atan2Kernels(KernelRegistrar):
+        """Typed registration of ``atan2``'s impls: ``@atan2.cpu`` / ``@atan2.cuda`` / ``@atan2.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: Atan2CPUKernel[_CPUS0, _CPUS1, _CPU0]) -> Atan2CPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: Atan2CUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> Atan2CUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: Atan2XPKernel) -> Atan2XPKernel: ...
+
+
+    atan2: _Atan2Kernels
+
+
+    class HypotCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``hypot``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class HypotCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``hypot``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class HypotXPKernel(Protocol):
+        """The type of ``hypot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _HypotKernels(KernelRegistrar):
+        """Typed registration of ``hypot``'s impls: ``@hypot.cpu`` / ``@hypot.cuda`` / ``@hypot.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: HypotCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> HypotCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: HypotCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> HypotCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: HypotXPKernel) -> HypotXPKernel: ...
+
+
+    hypot: _HypotKernels
+
+
+    class CopysignCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``copysign``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class CopysignCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``copysign``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class CopysignXPKernel(Protocol):
+        """The type of ``copysign``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _CopysignKernels(KernelRegistrar):
+        """Typed registration of ``copysign``'s impls: ``@copysign.cpu`` / ``@copysign.cuda`` / ``@copysign.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CopysignCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> CopysignCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: CopysignCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> CopysignCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: CopysignXPKernel) -> CopysignXPKernel: ...
+
+
+    copysign: _CopysignKernels
+
+
+    class LogaddexpCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``logaddexp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class LogaddexpCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``logaddexp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class LogaddexpXPKernel(Protocol):
+        """The type of ``logaddexp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _LogaddexpKernels(KernelRegistrar):
+        """Typed registration of ``logaddexp``'s impls: ``@logaddexp.cpu`` / ``@logaddexp.cuda`` / ``@logaddexp.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LogaddexpCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogaddexpCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: LogaddexpCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogaddexpCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: LogaddexpXPKernel) -> LogaddexpXPKernel: ...
+
+
+    logaddexp: _LogaddexpKernels
+
+
+    class FloatPowerCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``float_power``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class FloatPowerCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``float_power``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class FloatPowerXPKernel(Protocol):
+        """The type of ``float_power``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _FloatPowerKernels(KernelRegistrar):
+        """Typed registration of ``float_power``'s impls: ``@float_power.cpu`` / ``@float_power.cuda`` / ``@float_power.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FloatPowerCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> FloatPowerCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: FloatPowerCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> FloatPowerCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: FloatPowerXPKernel) -> FloatPowerXPKernel: ...
+
+
+    float_power: _FloatPowerKernels
+
+
+    class FmodCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``fmod``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class FmodCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``fmod``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class FmodXPKernel(Protocol):
+        """The type of ``fmod``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _FmodKernels(KernelRegistrar):
+        """Typed registration of ``fmod``'s impls: ``@fmod.cpu`` / ``@fmod.cuda`` / ``@fmod.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FmodCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> FmodCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: FmodCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> FmodCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: FmodXPKernel) -> FmodXPKernel: ...
+
+
+    fmod: _FmodKernels
+
+
+    class NextafterCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``nextafter``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class NextafterCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``nextafter``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class NextafterXPKernel(Protocol):
+        """The type of ``nextafter``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _NextafterKernels(KernelRegistrar):
+        """Typed registration of ``nextafter``'s impls: ``@nextafter.cpu`` / ``@nextafter.cuda`` / ``@nextafter.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: NextafterCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> NextafterCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: NextafterCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> NextafterCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: NextafterXPKernel) -> NextafterXPKernel: ...
+
+
+    nextafter: _NextafterKernels
+
+
     class SumCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``sum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -2003,6 +2991,36 @@ else:
     dot = KernelRegistrar('dot')
     outer = KernelRegistrar('outer')
     addmm = KernelRegistrar('addmm')
+    floor = KernelRegistrar('floor')
+    ceil = KernelRegistrar('ceil')
+    trunc = KernelRegistrar('trunc')
+    sign = KernelRegistrar('sign')
+    square = KernelRegistrar('square')
+    reciprocal = KernelRegistrar('reciprocal')
+    log1p = KernelRegistrar('log1p')
+    expm1 = KernelRegistrar('expm1')
+    log2 = KernelRegistrar('log2')
+    log10 = KernelRegistrar('log10')
+    isnan = KernelRegistrar('isnan')
+    isinf = KernelRegistrar('isinf')
+    isfinite = KernelRegistrar('isfinite')
+    signbit = KernelRegistrar('signbit')
+    tan = KernelRegistrar('tan')
+    asin = KernelRegistrar('asin')
+    acos = KernelRegistrar('acos')
+    atan = KernelRegistrar('atan')
+    sinh = KernelRegistrar('sinh')
+    cosh = KernelRegistrar('cosh')
+    asinh = KernelRegistrar('asinh')
+    acosh = KernelRegistrar('acosh')
+    atanh = KernelRegistrar('atanh')
+    atan2 = KernelRegistrar('atan2')
+    hypot = KernelRegistrar('hypot')
+    copysign = KernelRegistrar('copysign')
+    logaddexp = KernelRegistrar('logaddexp')
+    float_power = KernelRegistrar('float_power')
+    fmod = KernelRegistrar('fmod')
+    nextafter = KernelRegistrar('nextafter')
     sum = KernelRegistrar('sum')
     prod = KernelRegistrar('prod')
     amax = KernelRegistrar('amax')

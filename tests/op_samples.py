@@ -422,6 +422,57 @@ def _elementwise() -> list[OpSamples]:
     return entries
 
 
+#: The ops of devtensor.kernels.math_ufuncs: (name, NumPy ufunc, dtype classes NumPy has loops for, PyTorch has
+#: an inplace variant, the result is bool).
+MATH_UNARY: list[tuple[str, np.ufunc, str, bool, bool]] = [
+    ("floor", np.floor, "bif", True, False),
+    ("ceil", np.ceil, "bif", True, False),
+    ("trunc", np.trunc, "bif", True, False),
+    ("sign", np.sign, "ifc", True, False),
+    ("square", np.square, "bifc", True, False),
+    ("reciprocal", np.reciprocal, "bifc", True, False),
+    ("log1p", np.log1p, "bifc", True, False),
+    ("expm1", np.expm1, "bifc", True, False),
+    ("log2", np.log2, "bifc", True, False),
+    ("log10", np.log10, "bifc", True, False),
+    ("isnan", np.isnan, "bifc", False, True),
+    ("isinf", np.isinf, "bifc", False, True),
+    ("isfinite", np.isfinite, "bifc", False, True),
+    ("signbit", np.signbit, "bif", False, True),
+    ("tan", np.tan, "bifc", True, False),
+    ("asin", np.arcsin, "bifc", True, False),
+    ("acos", np.arccos, "bifc", True, False),
+    ("atan", np.arctan, "bifc", True, False),
+    ("sinh", np.sinh, "bifc", True, False),
+    ("cosh", np.cosh, "bifc", True, False),
+    ("asinh", np.arcsinh, "bifc", True, False),
+    ("acosh", np.arccosh, "bifc", True, False),
+    ("atanh", np.arctanh, "bifc", True, False),
+]
+#: (name, NumPy ufunc, dtype classes, PyTorch has an inplace variant).
+MATH_BINARY: list[tuple[str, np.ufunc, str, bool]] = [
+    ("atan2", np.arctan2, "bif", True),
+    ("hypot", np.hypot, "bif", True),
+    ("copysign", np.copysign, "bif", True),
+    ("logaddexp", np.logaddexp, "bif", False),
+    ("float_power", np.float_power, "bifc", True),
+    ("fmod", np.fmod, "bif", True),
+    ("nextafter", np.nextafter, "bif", True),
+]
+
+
+def _math() -> list[OpSamples]:
+    entries = []
+    for name, ufunc, kinds, has_inplace, bool_result in MATH_UNARY:
+        skip = {"inplace": NO_INPLACE} if not has_inplace else {}
+        if bool_result:
+            skip["out_dtype"] = BOOL_RESULT
+        entries.append(unary(name, kinds, signed=name in ("sign", "signbit"), reference=ufunc, skip=skip))
+    for name, ufunc, kinds, has_inplace in MATH_BINARY:
+        entries.append(binary(name, kinds, reference=ufunc, skip={} if has_inplace else {"inplace": NO_INPLACE}))
+    return entries
+
+
 def _linalg() -> list[OpSamples]:
     entries = [
         OpSamples(
@@ -745,5 +796,5 @@ def _views() -> list[OpSamples]:
 
 
 OPS: dict[str, OpSamples] = {
-    entry.name: entry for entry in (*_elementwise(), *_linalg(), *_reductions(), *_nn(), *_shape(), *_views())
+    entry.name: entry for entry in (*_elementwise(), *_math(), *_linalg(), *_reductions(), *_nn(), *_shape(), *_views())
 }
