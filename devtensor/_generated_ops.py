@@ -29,6 +29,7 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "argsort",
     "asin",
     "asin_",
     "asinh",
@@ -55,7 +56,13 @@ __all__ = [
     "cos_",
     "cosh",
     "cosh_",
+    "count_nonzero",
     "cross_entropy",
+    "cumprod",
+    "cumprod_",
+    "cumsum",
+    "cumsum_",
+    "diff",
     "div",
     "div_",
     "dot",
@@ -74,12 +81,14 @@ __all__ = [
     "floor_",
     "fmod",
     "fmod_",
+    "gather",
     "ge",
     "ge_",
     "gt",
     "gt_",
     "hypot",
     "hypot_",
+    "index_select",
     "isfinite",
     "isinf",
     "isnan",
@@ -134,6 +143,7 @@ __all__ = [
     "remainder",
     "remainder_",
     "reshape",
+    "roll",
     "sigmoid",
     "sigmoid_",
     "sign",
@@ -155,11 +165,18 @@ __all__ = [
     "sub",
     "sub_",
     "sum",
+    "take",
+    "take_along_dim",
     "tan",
     "tan_",
     "tanh",
     "tanh_",
+    "tensordot",
     "transpose",
+    "tril",
+    "tril_",
+    "triu",
+    "triu_",
     "trunc",
     "trunc_",
     "unsqueeze",
@@ -240,6 +257,18 @@ if TYPE_CHECKING:
     def logical_xor_(self: _T, other: TensorOrScalar) -> _T: ...
     def logical_not(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def logical_not_(self: _T) -> _T: ...
+    def tril(self: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
+    def tril_(self: _T, diagonal: int = 0) -> _T: ...
+    def triu(self: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
+    def triu_(self: _T, diagonal: int = 0) -> _T: ...
+    def roll(self: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None, *, out: Tensor | None = None) -> Tensor: ...
+    def count_nonzero(self: Tensor, dim: int | Sequence[int] | None = None, *, out: Tensor | None = None) -> Tensor: ...
+    def argsort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False, out: Tensor | None = None) -> Tensor: ...
+    def gather(self: Tensor, dim: int, index: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor: ...
+    def index_select(self: Tensor, dim: int, index: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def take(self: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def tensordot(a: Tensor, b: Tensor, dims: int | Sequence[int] = 2, *, out: Tensor | None = None) -> Tensor: ...
     def matmul(self: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def mm(self: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def bmm(self: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -321,6 +350,11 @@ if TYPE_CHECKING:
     def one_hot(self: Tensor, num_classes: int = -1, *, out: Tensor | None = None) -> Tensor: ...
     def cross_entropy(input: Tensor, target: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def upsample_nearest1d(self: Tensor, output_size: int | Sequence[int] | None = None, scale_factor: float | None = None, *, out: Tensor | None = None) -> Tensor: ...
+    def cumsum(self: Tensor, dim: int, *, dtype: DTypeLike | None = None, out: Tensor | None = None) -> Tensor: ...
+    def cumsum_(self: _T, dim: int, *, dtype: DTypeLike | None = None) -> _T: ...
+    def cumprod(self: Tensor, dim: int, *, dtype: DTypeLike | None = None, out: Tensor | None = None) -> Tensor: ...
+    def cumprod_(self: _T, dim: int, *, dtype: DTypeLike | None = None) -> _T: ...
+    def diff(self: Tensor, n: int = 1, dim: int = -1, *, out: Tensor | None = None) -> Tensor: ...
     def clone(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def flip(self: Tensor, dims: int | Sequence[int], *, out: Tensor | None = None) -> Tensor: ...
     def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor: ...
@@ -396,6 +430,18 @@ else:
     logical_xor_ = _variant('logical_xor', 'inplace')
     logical_not = _variant('logical_not', 'functional')
     logical_not_ = _variant('logical_not', 'inplace')
+    tril = _variant('tril', 'functional')
+    tril_ = _variant('tril', 'inplace')
+    triu = _variant('triu', 'functional')
+    triu_ = _variant('triu', 'inplace')
+    roll = _variant('roll', 'functional')
+    count_nonzero = _variant('count_nonzero', 'functional')
+    argsort = _variant('argsort', 'functional')
+    gather = _variant('gather', 'functional')
+    take_along_dim = _variant('take_along_dim', 'functional')
+    index_select = _variant('index_select', 'functional')
+    take = _variant('take', 'functional')
+    tensordot = _variant('tensordot', 'functional')
     matmul = _variant('matmul', 'functional')
     mm = _variant('mm', 'functional')
     bmm = _variant('bmm', 'functional')
@@ -477,6 +523,11 @@ else:
     one_hot = _variant('one_hot', 'functional')
     cross_entropy = _variant('cross_entropy', 'functional')
     upsample_nearest1d = _variant('upsample_nearest1d', 'functional')
+    cumsum = _variant('cumsum', 'functional')
+    cumsum_ = _variant('cumsum', 'inplace')
+    cumprod = _variant('cumprod', 'functional')
+    cumprod_ = _variant('cumprod', 'inplace')
+    diff = _variant('diff', 'functional')
     clone = _variant('clone', 'functional')
     flip = _variant('flip', 'functional')
     cat = _variant('cat', 'functional')

@@ -22,6 +22,8 @@ from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 if TYPE_CHECKING:
     from devtensor.kernels.nn import SoftmaxPlan
     from devtensor.kernels.reduction_family import ReductionPlan
+    from numpy import dtype
+    from typing import Any
 
 __all__ = [
     "abs",
@@ -35,6 +37,7 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "argsort",
     "asin",
     "asinh",
     "atan",
@@ -48,7 +51,11 @@ __all__ = [
     "copysign",
     "cos",
     "cosh",
+    "count_nonzero",
     "cross_entropy",
+    "cumprod",
+    "cumsum",
+    "diff",
     "div",
     "dot",
     "eq",
@@ -58,9 +65,11 @@ __all__ = [
     "float_power",
     "floor",
     "fmod",
+    "gather",
     "ge",
     "gt",
     "hypot",
+    "index_select",
     "isfinite",
     "isinf",
     "isnan",
@@ -93,6 +102,7 @@ __all__ = [
     "reciprocal",
     "relu",
     "remainder",
+    "roll",
     "sigmoid",
     "sign",
     "signbit",
@@ -105,8 +115,13 @@ __all__ = [
     "std",
     "sub",
     "sum",
+    "take",
+    "take_along_dim",
     "tan",
     "tanh",
+    "tensordot",
+    "tril",
+    "triu",
     "trunc",
     "upsample_nearest1d",
     "var",
@@ -1128,6 +1143,316 @@ if TYPE_CHECKING:
 
 
     logical_not: _LogicalNotKernels
+
+
+    class TrilCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``tril``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, diagonal: int, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class TrilCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``tril``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, diagonal: int, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class TrilXPKernel(Protocol[_XP]):
+        """The type of ``tril``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, diagonal: int, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TrilKernels(KernelRegistrar):
+        """Typed registration of ``tril``'s impls: ``@tril.cpu`` / ``@tril.cuda`` / ``@tril.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TrilCPUKernel[_CPU0, _CPU1]) -> TrilCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: TrilCUDAKernel[_CUDA0, _CUDA1]) -> TrilCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: TrilXPKernel[_XP]) -> TrilXPKernel[_XP]: ...
+
+
+    tril: _TrilKernels
+
+
+    class TriuCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``triu``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, diagonal: int, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class TriuCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``triu``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, diagonal: int, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class TriuXPKernel(Protocol[_XP]):
+        """The type of ``triu``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, diagonal: int, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TriuKernels(KernelRegistrar):
+        """Typed registration of ``triu``'s impls: ``@triu.cpu`` / ``@triu.cuda`` / ``@triu.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TriuCPUKernel[_CPU0, _CPU1]) -> TriuCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: TriuCUDAKernel[_CUDA0, _CUDA1]) -> TriuCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: TriuXPKernel[_XP]) -> TriuXPKernel[_XP]: ...
+
+
+    triu: _TriuKernels
+
+
+    class RollCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``roll``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, shifts: int | Sequence[int], dims: int | Sequence[int] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...] | None], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class RollCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``roll``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, shifts: int | Sequence[int], dims: int | Sequence[int] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...] | None], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class RollXPKernel(Protocol[_XP]):
+        """The type of ``roll``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, shifts: int | Sequence[int], dims: int | Sequence[int] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...] | None], out: ConstOut[_XP]) -> None: ...
+
+
+    class _RollKernels(KernelRegistrar):
+        """Typed registration of ``roll``'s impls: ``@roll.cpu`` / ``@roll.cuda`` / ``@roll.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: RollCPUKernel[_CPU0, _CPU1]) -> RollCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: RollCUDAKernel[_CUDA0, _CUDA1]) -> RollCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: RollXPKernel[_XP]) -> RollXPKernel[_XP]: ...
+
+
+    roll: _RollKernels
+
+
+    class CountNonzeroCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``count_nonzero``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int | Sequence[int] | None, *, plan: tuple[int, ...] | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class CountNonzeroCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``count_nonzero``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int | Sequence[int] | None, *, plan: tuple[int, ...] | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class CountNonzeroXPKernel(Protocol[_XP]):
+        """The type of ``count_nonzero``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | Sequence[int] | None, *, plan: tuple[int, ...] | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CountNonzeroKernels(KernelRegistrar):
+        """Typed registration of ``count_nonzero``'s impls: ``@count_nonzero.cpu`` / ``@count_nonzero.cuda`` / ``@count_nonzero.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CountNonzeroCPUKernel[_CPU0, _CPU1]) -> CountNonzeroCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CountNonzeroCUDAKernel[_CUDA0, _CUDA1]) -> CountNonzeroCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: CountNonzeroXPKernel[_XP]) -> CountNonzeroXPKernel[_XP]: ...
+
+
+    count_nonzero: _CountNonzeroKernels
+
+
+    class ArgsortCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``argsort``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, descending: bool, *, stable: bool, plan: int | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ArgsortCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``argsort``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, descending: bool, *, stable: bool, plan: int | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ArgsortXPKernel(Protocol[_XP]):
+        """The type of ``argsort``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, descending: bool, *, stable: bool, plan: int | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ArgsortKernels(KernelRegistrar):
+        """Typed registration of ``argsort``'s impls: ``@argsort.cpu`` / ``@argsort.cuda`` / ``@argsort.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: ArgsortCPUKernel[_CPU0, _CPU1]) -> ArgsortCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ArgsortCUDAKernel[_CUDA0, _CUDA1]) -> ArgsortCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ArgsortXPKernel[_XP]) -> ArgsortXPKernel[_XP]: ...
+
+
+    argsort: _ArgsortKernels
+
+
+    class GatherCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``gather``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, index: _CPU1, *, plan: int | None, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class GatherCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``gather``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, index: _CUDA1, *, plan: int | None, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class GatherXPKernel(Protocol[_XP]):
+        """The type of ``gather``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, index: _XP, *, plan: int | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _GatherKernels(KernelRegistrar):
+        """Typed registration of ``gather``'s impls: ``@gather.cpu`` / ``@gather.cuda`` / ``@gather.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: GatherCPUKernel[_CPU0, _CPU1, _CPU2]) -> GatherCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: GatherCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> GatherCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: GatherXPKernel[_XP]) -> GatherXPKernel[_XP]: ...
+
+
+    gather: _GatherKernels
+
+
+    class TakeAlongDimCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``take_along_dim``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, indices: _CPU1, dim: int | None, *, plan: tuple[int, tuple[int, ...], tuple[int, ...]] | None, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class TakeAlongDimCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``take_along_dim``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, indices: _CUDA1, dim: int | None, *, plan: tuple[int, tuple[int, ...], tuple[int, ...]] | None, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class TakeAlongDimXPKernel(Protocol[_XP]):
+        """The type of ``take_along_dim``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, indices: _XP, dim: int | None, *, plan: tuple[int, tuple[int, ...], tuple[int, ...]] | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TakeAlongDimKernels(KernelRegistrar):
+        """Typed registration of ``take_along_dim``'s impls: ``@take_along_dim.cpu`` / ``@take_along_dim.cuda`` / ``@take_along_dim.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TakeAlongDimCPUKernel[_CPU0, _CPU1, _CPU2]) -> TakeAlongDimCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: TakeAlongDimCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> TakeAlongDimCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: TakeAlongDimXPKernel[_XP]) -> TakeAlongDimXPKernel[_XP]: ...
+
+
+    take_along_dim: _TakeAlongDimKernels
+
+
+    class IndexSelectCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``index_select``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, index: _CPU1, *, plan: int | None, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class IndexSelectCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``index_select``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, index: _CUDA1, *, plan: int | None, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class IndexSelectXPKernel(Protocol[_XP]):
+        """The type of ``index_select``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, index: _XP, *, plan: int | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IndexSelectKernels(KernelRegistrar):
+        """Typed registration of ``index_select``'s impls: ``@index_select.cpu`` / ``@index_select.cuda`` / ``@index_select.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: IndexSelectCPUKernel[_CPU0, _CPU1, _CPU2]) -> IndexSelectCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: IndexSelectCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> IndexSelectCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: IndexSelectXPKernel[_XP]) -> IndexSelectXPKernel[_XP]: ...
+
+
+    index_select: _IndexSelectKernels
+
+
+    class TakeCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``take``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, index: _CPU1, *, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class TakeCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``take``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, index: _CUDA1, *, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class TakeXPKernel(Protocol[_XP]):
+        """The type of ``take``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, index: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TakeKernels(KernelRegistrar):
+        """Typed registration of ``take``'s impls: ``@take.cpu`` / ``@take.cuda`` / ``@take.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TakeCPUKernel[_CPU0, _CPU1, _CPU2]) -> TakeCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: TakeCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> TakeCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: TakeXPKernel[_XP]) -> TakeXPKernel[_XP]: ...
+
+
+    take: _TakeKernels
+
+
+    class TensordotCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``tensordot``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, a: _CPU0, b: _CPU1, dims: int | Sequence[int], *, plan: tuple[tuple[int, ...], tuple[int, ...]], out: ConstOut[_CPU2]) -> None: ...
+
+
+    class TensordotCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``tensordot``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, a: _CUDA0, b: _CUDA1, dims: int | Sequence[int], *, plan: tuple[tuple[int, ...], tuple[int, ...]], out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class TensordotXPKernel(Protocol[_XP]):
+        """The type of ``tensordot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, a: _XP, b: _XP, dims: int | Sequence[int], *, plan: tuple[tuple[int, ...], tuple[int, ...]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _TensordotKernels(KernelRegistrar):
+        """Typed registration of ``tensordot``'s impls: ``@tensordot.cpu`` / ``@tensordot.cuda`` / ``@tensordot.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TensordotCPUKernel[_CPU0, _CPU1, _CPU2]) -> TensordotCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: TensordotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> TensordotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: TensordotXPKernel[_XP]) -> TensordotXPKernel[_XP]: ...
+
+
+    tensordot: _TensordotKernels
 
 
     class MatmulCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
@@ -2832,6 +3157,99 @@ if TYPE_CHECKING:
     upsample_nearest1d: _UpsampleNearest1dKernels
 
 
+    class CumsumCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``cumsum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, *, dtype: DTypeLike | None, plan: tuple[int | None, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class CumsumCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``cumsum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, *, dtype: DTypeLike | None, plan: tuple[int | None, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class CumsumXPKernel(Protocol[_XP]):
+        """The type of ``cumsum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, dtype: DTypeLike | None, plan: tuple[int | None, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _CumsumKernels(KernelRegistrar):
+        """Typed registration of ``cumsum``'s impls: ``@cumsum.cpu`` / ``@cumsum.cuda`` / ``@cumsum.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CumsumCPUKernel[_CPU0, _CPU1]) -> CumsumCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CumsumCUDAKernel[_CUDA0, _CUDA1]) -> CumsumCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: CumsumXPKernel[_XP]) -> CumsumXPKernel[_XP]: ...
+
+
+    cumsum: _CumsumKernels
+
+
+    class CumprodCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``cumprod``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, *, dtype: DTypeLike | None, plan: tuple[int | None, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class CumprodCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``cumprod``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, *, dtype: DTypeLike | None, plan: tuple[int | None, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class CumprodXPKernel(Protocol[_XP]):
+        """The type of ``cumprod``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, dtype: DTypeLike | None, plan: tuple[int | None, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _CumprodKernels(KernelRegistrar):
+        """Typed registration of ``cumprod``'s impls: ``@cumprod.cpu`` / ``@cumprod.cuda`` / ``@cumprod.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CumprodCPUKernel[_CPU0, _CPU1]) -> CumprodCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CumprodCUDAKernel[_CUDA0, _CUDA1]) -> CumprodCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: CumprodXPKernel[_XP]) -> CumprodXPKernel[_XP]: ...
+
+
+    cumprod: _CumprodKernels
+
+
+    class DiffCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``diff``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, n: int, dim: int, *, plan: int, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class DiffCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``diff``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, n: int, dim: int, *, plan: int, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class DiffXPKernel(Protocol[_XP]):
+        """The type of ``diff``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, n: int, dim: int, *, plan: int, out: ConstOut[_XP]) -> None: ...
+
+
+    class _DiffKernels(KernelRegistrar):
+        """Typed registration of ``diff``'s impls: ``@diff.cpu`` / ``@diff.cuda`` / ``@diff.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: DiffCPUKernel[_CPU0, _CPU1]) -> DiffCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: DiffCUDAKernel[_CUDA0, _CUDA1]) -> DiffCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: DiffXPKernel[_XP]) -> DiffXPKernel[_XP]: ...
+
+
+    diff: _DiffKernels
+
+
     class CloneCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``clone``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -2985,6 +3403,16 @@ else:
     logical_or = KernelRegistrar('logical_or')
     logical_xor = KernelRegistrar('logical_xor')
     logical_not = KernelRegistrar('logical_not')
+    tril = KernelRegistrar('tril')
+    triu = KernelRegistrar('triu')
+    roll = KernelRegistrar('roll')
+    count_nonzero = KernelRegistrar('count_nonzero')
+    argsort = KernelRegistrar('argsort')
+    gather = KernelRegistrar('gather')
+    take_along_dim = KernelRegistrar('take_along_dim')
+    index_select = KernelRegistrar('index_select')
+    take = KernelRegistrar('take')
+    tensordot = KernelRegistrar('tensordot')
     matmul = KernelRegistrar('matmul')
     mm = KernelRegistrar('mm')
     bmm = KernelRegistrar('bmm')
@@ -3039,6 +3467,9 @@ else:
     one_hot = KernelRegistrar('one_hot')
     cross_entropy = KernelRegistrar('cross_entropy')
     upsample_nearest1d = KernelRegistrar('upsample_nearest1d')
+    cumsum = KernelRegistrar('cumsum')
+    cumprod = KernelRegistrar('cumprod')
+    diff = KernelRegistrar('diff')
     clone = KernelRegistrar('clone')
     flip = KernelRegistrar('flip')
     cat = KernelRegistrar('cat')

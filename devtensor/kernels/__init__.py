@@ -5,6 +5,16 @@ Importing this package defines every built-in op (and attaches the Tensor method
 
 # The backends first: they register the device types ("cuda") the kernels are registered for.
 import devtensor.backends  # noqa: F401
-from devtensor.kernels import elementwise, linalg, math_ufuncs, nn, operators, reductions, shape
+from devtensor.kernels import elementwise, indexing_ops, linalg, math_ufuncs, nn, operators, reductions, scans, shape
 
-__all__ = ["elementwise", "linalg", "math_ufuncs", "nn", "operators", "reductions", "shape"]
+__all__ = [
+    "elementwise",
+    "indexing_ops",
+    "linalg",
+    "math_ufuncs",
+    "nn",
+    "operators",
+    "reductions",
+    "scans",
+    "shape",
+]
