@@ -232,7 +232,9 @@ float_power = binary_ufunc(
     np.float_power,
     doc="``self ** other`` computed in float64, or complex128 when either operand is complex, elementwise "
     "(``torch.float_power``, ``np.float_power``: the result is float64/complex128 whatever the input dtypes; "
-    "negative reals to non-integer powers give NaN).",
+    "negative reals to non-integer powers give NaN). The inplace ``float_power_`` casts that result into "
+    "``self``'s dtype by the usual inplace rule (same_kind), where PyTorch refuses a ``self`` that is not "
+    "float64/complex128.",
 )
 fmod = binary_ufunc(
     "fmod",
