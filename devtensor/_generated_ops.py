@@ -15,6 +15,10 @@ _T = TypeVar("_T", bound=Tensor)
 __all__ = [
     "abs",
     "abs_",
+    "acos",
+    "acos_",
+    "acosh",
+    "acosh_",
     "add",
     "add_",
     "addmm",
@@ -25,6 +29,17 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "argsort",
+    "asin",
+    "asin_",
+    "asinh",
+    "asinh_",
+    "atan",
+    "atan2",
+    "atan2_",
+    "atan_",
+    "atanh",
+    "atanh_",
     "bitwise_and",
     "bitwise_and_",
     "bitwise_left_shift",
@@ -40,6 +55,8 @@ __all__ = [
     "bmm",
     "broadcast_to",
     "cat",
+    "ceil",
+    "ceil_",
     "chunk",
     "clamp",
     "clamp_",
@@ -47,9 +64,19 @@ __all__ = [
     "conj",
     "conj_",
     "contiguous",
+    "copysign",
+    "copysign_",
     "cos",
     "cos_",
+    "cosh",
+    "cosh_",
+    "count_nonzero",
     "cross_entropy",
+    "cumprod",
+    "cumprod_",
+    "cumsum",
+    "cumsum_",
+    "diff",
     "div",
     "div_",
     "dot",
@@ -58,18 +85,40 @@ __all__ = [
     "exp",
     "exp_",
     "expand",
+    "expm1",
+    "expm1_",
     "flatten",
     "flip",
+    "float_power",
+    "float_power_",
+    "floor",
+    "floor_",
+    "fmod",
+    "fmod_",
+    "gather",
     "ge",
     "ge_",
     "gt",
     "gt_",
+    "hypot",
+    "hypot_",
     "imag",
+    "index_select",
+    "isfinite",
+    "isinf",
+    "isnan",
     "le",
     "le_",
     "log",
+    "log10",
+    "log10_",
+    "log1p",
+    "log1p_",
+    "log2",
+    "log2_",
     "log_",
     "log_softmax",
+    "logaddexp",
     "logical_and",
     "logical_and_",
     "logical_not",
@@ -94,6 +143,8 @@ __all__ = [
     "ne_",
     "neg",
     "neg_",
+    "nextafter",
+    "nextafter_",
     "one_hot",
     "outer",
     "permute",
@@ -103,30 +154,51 @@ __all__ = [
     "pow_",
     "prod",
     "real",
+    "reciprocal",
+    "reciprocal_",
     "relu",
     "relu_",
     "remainder",
     "remainder_",
     "reshape",
+    "roll",
     "round",
     "round_",
     "sigmoid",
     "sigmoid_",
+    "sign",
+    "sign_",
+    "signbit",
     "sin",
     "sin_",
+    "sinh",
+    "sinh_",
     "softmax",
     "split",
     "sqrt",
     "sqrt_",
+    "square",
+    "square_",
     "squeeze",
     "stack",
     "std",
     "sub",
     "sub_",
     "sum",
+    "take",
+    "take_along_dim",
+    "tan",
+    "tan_",
     "tanh",
     "tanh_",
+    "tensordot",
     "transpose",
+    "tril",
+    "tril_",
+    "triu",
+    "triu_",
+    "trunc",
+    "trunc_",
     "unsqueeze",
     "upsample_nearest1d",
     "var",
@@ -225,6 +297,18 @@ if TYPE_CHECKING:
     def conj_(self: _T) -> _T: ...
     def real(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def imag(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def tril(self: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
+    def tril_(self: _T, diagonal: int = 0) -> _T: ...
+    def triu(self: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
+    def triu_(self: _T, diagonal: int = 0) -> _T: ...
+    def roll(self: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None, *, out: Tensor | None = None) -> Tensor: ...
+    def count_nonzero(self: Tensor, dim: int | Sequence[int] | None = None, *, out: Tensor | None = None) -> Tensor: ...
+    def argsort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False, out: Tensor | None = None) -> Tensor: ...
+    def gather(self: Tensor, dim: int, index: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor: ...
+    def index_select(self: Tensor, dim: int, index: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def take(self: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def tensordot(a: Tensor, b: Tensor, dims: int | Sequence[int] = 2, *, out: Tensor | None = None) -> Tensor: ...
     def matmul(self: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def mm(self: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def bmm(self: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -232,6 +316,61 @@ if TYPE_CHECKING:
     def outer(self: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Scalar = 1, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
     def addmm_(self: _T, mat1: Tensor, mat2: Tensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> _T: ...
+    def floor(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def floor_(self: _T) -> _T: ...
+    def ceil(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def ceil_(self: _T) -> _T: ...
+    def trunc(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def trunc_(self: _T) -> _T: ...
+    def sign(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def sign_(self: _T) -> _T: ...
+    def square(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def square_(self: _T) -> _T: ...
+    def reciprocal(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def reciprocal_(self: _T) -> _T: ...
+    def log1p(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def log1p_(self: _T) -> _T: ...
+    def expm1(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def expm1_(self: _T) -> _T: ...
+    def log2(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def log2_(self: _T) -> _T: ...
+    def log10(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def log10_(self: _T) -> _T: ...
+    def isnan(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def isinf(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def isfinite(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def signbit(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def tan(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def tan_(self: _T) -> _T: ...
+    def asin(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def asin_(self: _T) -> _T: ...
+    def acos(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def acos_(self: _T) -> _T: ...
+    def atan(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def atan_(self: _T) -> _T: ...
+    def sinh(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def sinh_(self: _T) -> _T: ...
+    def cosh(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def cosh_(self: _T) -> _T: ...
+    def asinh(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def asinh_(self: _T) -> _T: ...
+    def acosh(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def acosh_(self: _T) -> _T: ...
+    def atanh(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def atanh_(self: _T) -> _T: ...
+    def atan2(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def atan2_(self: _T, other: TensorOrScalar) -> _T: ...
+    def hypot(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def hypot_(self: _T, other: TensorOrScalar) -> _T: ...
+    def copysign(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def copysign_(self: _T, other: TensorOrScalar) -> _T: ...
+    def logaddexp(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def float_power(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def float_power_(self: _T, other: TensorOrScalar) -> _T: ...
+    def fmod(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def fmod_(self: _T, other: TensorOrScalar) -> _T: ...
+    def nextafter(self: TensorOrScalar, other: TensorOrScalar, *, out: Tensor | None = None) -> Tensor: ...
+    def nextafter_(self: _T, other: TensorOrScalar) -> _T: ...
     def sum(self: Tensor, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False, *, dtype: DTypeLike | None = None, out: Tensor | None = None) -> Tensor: ...
     def prod(self: Tensor, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False, *, dtype: DTypeLike | None = None, out: Tensor | None = None) -> Tensor: ...
     def amax(self: Tensor, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor: ...
@@ -251,6 +390,11 @@ if TYPE_CHECKING:
     def one_hot(self: Tensor, num_classes: int = -1, *, out: Tensor | None = None) -> Tensor: ...
     def cross_entropy(input: Tensor, target: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def upsample_nearest1d(self: Tensor, output_size: int | Sequence[int] | None = None, scale_factor: float | None = None, *, out: Tensor | None = None) -> Tensor: ...
+    def cumsum(self: Tensor, dim: int, *, dtype: DTypeLike | None = None, out: Tensor | None = None) -> Tensor: ...
+    def cumsum_(self: _T, dim: int, *, dtype: DTypeLike | None = None) -> _T: ...
+    def cumprod(self: Tensor, dim: int, *, dtype: DTypeLike | None = None, out: Tensor | None = None) -> Tensor: ...
+    def cumprod_(self: _T, dim: int, *, dtype: DTypeLike | None = None) -> _T: ...
+    def diff(self: Tensor, n: int = 1, dim: int = -1, *, out: Tensor | None = None) -> Tensor: ...
     def clone(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def flip(self: Tensor, dims: int | Sequence[int], *, out: Tensor | None = None) -> Tensor: ...
     def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor: ...
@@ -346,6 +490,18 @@ else:
     conj_ = _variant('conj', 'inplace')
     real = _variant('real', 'functional')
     imag = _variant('imag', 'functional')
+    tril = _variant('tril', 'functional')
+    tril_ = _variant('tril', 'inplace')
+    triu = _variant('triu', 'functional')
+    triu_ = _variant('triu', 'inplace')
+    roll = _variant('roll', 'functional')
+    count_nonzero = _variant('count_nonzero', 'functional')
+    argsort = _variant('argsort', 'functional')
+    gather = _variant('gather', 'functional')
+    take_along_dim = _variant('take_along_dim', 'functional')
+    index_select = _variant('index_select', 'functional')
+    take = _variant('take', 'functional')
+    tensordot = _variant('tensordot', 'functional')
     matmul = _variant('matmul', 'functional')
     mm = _variant('mm', 'functional')
     bmm = _variant('bmm', 'functional')
@@ -353,6 +509,61 @@ else:
     outer = _variant('outer', 'functional')
     addmm = _variant('addmm', 'functional')
     addmm_ = _variant('addmm', 'inplace')
+    floor = _variant('floor', 'functional')
+    floor_ = _variant('floor', 'inplace')
+    ceil = _variant('ceil', 'functional')
+    ceil_ = _variant('ceil', 'inplace')
+    trunc = _variant('trunc', 'functional')
+    trunc_ = _variant('trunc', 'inplace')
+    sign = _variant('sign', 'functional')
+    sign_ = _variant('sign', 'inplace')
+    square = _variant('square', 'functional')
+    square_ = _variant('square', 'inplace')
+    reciprocal = _variant('reciprocal', 'functional')
+    reciprocal_ = _variant('reciprocal', 'inplace')
+    log1p = _variant('log1p', 'functional')
+    log1p_ = _variant('log1p', 'inplace')
+    expm1 = _variant('expm1', 'functional')
+    expm1_ = _variant('expm1', 'inplace')
+    log2 = _variant('log2', 'functional')
+    log2_ = _variant('log2', 'inplace')
+    log10 = _variant('log10', 'functional')
+    log10_ = _variant('log10', 'inplace')
+    isnan = _variant('isnan', 'functional')
+    isinf = _variant('isinf', 'functional')
+    isfinite = _variant('isfinite', 'functional')
+    signbit = _variant('signbit', 'functional')
+    tan = _variant('tan', 'functional')
+    tan_ = _variant('tan', 'inplace')
+    asin = _variant('asin', 'functional')
+    asin_ = _variant('asin', 'inplace')
+    acos = _variant('acos', 'functional')
+    acos_ = _variant('acos', 'inplace')
+    atan = _variant('atan', 'functional')
+    atan_ = _variant('atan', 'inplace')
+    sinh = _variant('sinh', 'functional')
+    sinh_ = _variant('sinh', 'inplace')
+    cosh = _variant('cosh', 'functional')
+    cosh_ = _variant('cosh', 'inplace')
+    asinh = _variant('asinh', 'functional')
+    asinh_ = _variant('asinh', 'inplace')
+    acosh = _variant('acosh', 'functional')
+    acosh_ = _variant('acosh', 'inplace')
+    atanh = _variant('atanh', 'functional')
+    atanh_ = _variant('atanh', 'inplace')
+    atan2 = _variant('atan2', 'functional')
+    atan2_ = _variant('atan2', 'inplace')
+    hypot = _variant('hypot', 'functional')
+    hypot_ = _variant('hypot', 'inplace')
+    copysign = _variant('copysign', 'functional')
+    copysign_ = _variant('copysign', 'inplace')
+    logaddexp = _variant('logaddexp', 'functional')
+    float_power = _variant('float_power', 'functional')
+    float_power_ = _variant('float_power', 'inplace')
+    fmod = _variant('fmod', 'functional')
+    fmod_ = _variant('fmod', 'inplace')
+    nextafter = _variant('nextafter', 'functional')
+    nextafter_ = _variant('nextafter', 'inplace')
     sum = _variant('sum', 'functional')
     prod = _variant('prod', 'functional')
     amax = _variant('amax', 'functional')
@@ -372,6 +583,11 @@ else:
     one_hot = _variant('one_hot', 'functional')
     cross_entropy = _variant('cross_entropy', 'functional')
     upsample_nearest1d = _variant('upsample_nearest1d', 'functional')
+    cumsum = _variant('cumsum', 'functional')
+    cumsum_ = _variant('cumsum', 'inplace')
+    cumprod = _variant('cumprod', 'functional')
+    cumprod_ = _variant('cumprod', 'inplace')
+    diff = _variant('diff', 'functional')
     clone = _variant('clone', 'functional')
     flip = _variant('flip', 'functional')
     cat = _variant('cat', 'functional')

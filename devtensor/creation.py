@@ -37,6 +37,7 @@ __all__ = [
     "asarray",
     "empty",
     "empty_like",
+    "eye",
     "from_dlpack",
     "from_numpy",
     "full",
@@ -505,6 +506,43 @@ def empty_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = 
     """An uninitialised tensor with ``input``'s shape (and its dtype and device unless given)."""
     shape, dt, dev = _like("empty_like", input, dtype, device)
     return _filled("empty_like", shape, dt, dev, None)
+
+
+def eye(n: int, m: int | None = None, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
+    """The ``n`` x ``m`` matrix (``m`` defaults to ``n``) with ones on its main diagonal and zeros elsewhere
+    (``torch.eye``; values as ``np.eye``); dtype default float64 (NumPy's, where PyTorch's is float32), any
+    supported dtype (bool gives True on the diagonal); on ``device`` (default cpu; meta gives shape and dtype).
+
+    Raises:
+        ArgumentTypeError (TypeError): ``n`` or ``m`` not an int; ``dtype`` not a dtype.
+        ArgumentValueError (ValueError): ``n`` or ``m`` negative.
+    """
+    rows = _dim_size("eye", "n", n)
+    cols = rows if m is None else _dim_size("eye", "m", m)
+    dtype_ = optional_dtype("eye", dtype) or _DEFAULT_FLOAT
+    dev = as_device(device, op="eye")
+    result = _filled("eye", (rows, cols), dtype_, dev, 0)
+    if rows and cols and backend_for(dev).has_data:
+        # The diagonal as a strided view of the zeros (every cols + 1 elements of the flat matrix), filled with 1.
+        diagonal = slice(0, min(rows, cols) * (cols + 1), cols + 1)
+        array = result._array
+        guard = backend_for(dev).guard(dev)
+        if guard is None:
+            array.reshape(-1)[diagonal] = 1
+        else:
+            with guard:
+                array.reshape(-1)[diagonal] = 1
+    return result
+
+
+def _dim_size(op: str, arg: str, value: object) -> int:
+    if isinstance(value, bool) or as_index(value) is None:
+        raise ArgumentTypeError(f"{op}: argument '{arg}' must be an int, got {type(value).__name__} {value!r}")
+    size = as_index(value)
+    assert size is not None
+    if size < 0:
+        raise ArgumentValueError(f"{op}: argument '{arg}' must be greater or equal to 0, got {size}")
+    return size
 
 
 def zeros_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:

@@ -22,9 +22,13 @@ from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 if TYPE_CHECKING:
     from devtensor.kernels.nn import SoftmaxPlan
     from devtensor.kernels.reduction_family import ReductionPlan
+    from numpy import dtype
+    from typing import Any
 
 __all__ = [
     "abs",
+    "acos",
+    "acosh",
     "add",
     "addmm",
     "all",
@@ -33,6 +37,12 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "argsort",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
     "bitwise_and",
     "bitwise_left_shift",
     "bitwise_not",
@@ -41,22 +51,43 @@ __all__ = [
     "bitwise_xor",
     "bmm",
     "cat",
+    "ceil",
     "clamp",
     "clone",
     "conj",
+    "copysign",
     "cos",
+    "cosh",
+    "count_nonzero",
     "cross_entropy",
+    "cumprod",
+    "cumsum",
+    "diff",
     "div",
     "dot",
     "eq",
     "exp",
+    "expm1",
     "flip",
+    "float_power",
+    "floor",
+    "fmod",
+    "gather",
     "ge",
     "gt",
+    "hypot",
     "imag",
+    "index_select",
+    "isfinite",
+    "isinf",
+    "isnan",
     "le",
     "log",
+    "log10",
+    "log1p",
+    "log2",
     "log_softmax",
+    "logaddexp",
     "logical_and",
     "logical_not",
     "logical_or",
@@ -71,24 +102,38 @@ __all__ = [
     "mul",
     "ne",
     "neg",
+    "nextafter",
     "one_hot",
     "outer",
     "positive",
     "pow",
     "prod",
     "real",
+    "reciprocal",
     "relu",
     "remainder",
+    "roll",
     "round",
     "sigmoid",
+    "sign",
+    "signbit",
     "sin",
+    "sinh",
     "softmax",
     "sqrt",
+    "square",
     "stack",
     "std",
     "sub",
     "sum",
+    "take",
+    "take_along_dim",
+    "tan",
     "tanh",
+    "tensordot",
+    "tril",
+    "triu",
+    "trunc",
     "upsample_nearest1d",
     "var",
     "where",
@@ -1472,6 +1517,316 @@ if TYPE_CHECKING:
     imag: _ImagKernels
 
 
+    class TrilCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``tril``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, diagonal: int, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class TrilCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``tril``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, diagonal: int, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class TrilXPKernel(Protocol[_XP]):
+        """The type of ``tril``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, diagonal: int, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TrilKernels(KernelRegistrar):
+        """Typed registration of ``tril``'s impls: ``@tril.cpu`` / ``@tril.cuda`` / ``@tril.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TrilCPUKernel[_CPU0, _CPU1]) -> TrilCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: TrilCUDAKernel[_CUDA0, _CUDA1]) -> TrilCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: TrilXPKernel[_XP]) -> TrilXPKernel[_XP]: ...
+
+
+    tril: _TrilKernels
+
+
+    class TriuCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``triu``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, diagonal: int, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class TriuCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``triu``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, diagonal: int, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class TriuXPKernel(Protocol[_XP]):
+        """The type of ``triu``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, diagonal: int, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TriuKernels(KernelRegistrar):
+        """Typed registration of ``triu``'s impls: ``@triu.cpu`` / ``@triu.cuda`` / ``@triu.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TriuCPUKernel[_CPU0, _CPU1]) -> TriuCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: TriuCUDAKernel[_CUDA0, _CUDA1]) -> TriuCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: TriuXPKernel[_XP]) -> TriuXPKernel[_XP]: ...
+
+
+    triu: _TriuKernels
+
+
+    class RollCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``roll``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, shifts: int | Sequence[int], dims: int | Sequence[int] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...] | None], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class RollCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``roll``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, shifts: int | Sequence[int], dims: int | Sequence[int] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...] | None], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class RollXPKernel(Protocol[_XP]):
+        """The type of ``roll``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, shifts: int | Sequence[int], dims: int | Sequence[int] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...] | None], out: ConstOut[_XP]) -> None: ...
+
+
+    class _RollKernels(KernelRegistrar):
+        """Typed registration of ``roll``'s impls: ``@roll.cpu`` / ``@roll.cuda`` / ``@roll.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: RollCPUKernel[_CPU0, _CPU1]) -> RollCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: RollCUDAKernel[_CUDA0, _CUDA1]) -> RollCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: RollXPKernel[_XP]) -> RollXPKernel[_XP]: ...
+
+
+    roll: _RollKernels
+
+
+    class CountNonzeroCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``count_nonzero``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int | Sequence[int] | None, *, plan: tuple[int, ...] | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class CountNonzeroCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``count_nonzero``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int | Sequence[int] | None, *, plan: tuple[int, ...] | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class CountNonzeroXPKernel(Protocol[_XP]):
+        """The type of ``count_nonzero``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | Sequence[int] | None, *, plan: tuple[int, ...] | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CountNonzeroKernels(KernelRegistrar):
+        """Typed registration of ``count_nonzero``'s impls: ``@count_nonzero.cpu`` / ``@count_nonzero.cuda`` / ``@count_nonzero.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CountNonzeroCPUKernel[_CPU0, _CPU1]) -> CountNonzeroCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CountNonzeroCUDAKernel[_CUDA0, _CUDA1]) -> CountNonzeroCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: CountNonzeroXPKernel[_XP]) -> CountNonzeroXPKernel[_XP]: ...
+
+
+    count_nonzero: _CountNonzeroKernels
+
+
+    class ArgsortCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``argsort``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, descending: bool, *, stable: bool, plan: int | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ArgsortCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``argsort``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, descending: bool, *, stable: bool, plan: int | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ArgsortXPKernel(Protocol[_XP]):
+        """The type of ``argsort``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, descending: bool, *, stable: bool, plan: int | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ArgsortKernels(KernelRegistrar):
+        """Typed registration of ``argsort``'s impls: ``@argsort.cpu`` / ``@argsort.cuda`` / ``@argsort.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: ArgsortCPUKernel[_CPU0, _CPU1]) -> ArgsortCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ArgsortCUDAKernel[_CUDA0, _CUDA1]) -> ArgsortCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ArgsortXPKernel[_XP]) -> ArgsortXPKernel[_XP]: ...
+
+
+    argsort: _ArgsortKernels
+
+
+    class GatherCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``gather``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, index: _CPU1, *, plan: int | None, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class GatherCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``gather``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, index: _CUDA1, *, plan: int | None, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class GatherXPKernel(Protocol[_XP]):
+        """The type of ``gather``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, index: _XP, *, plan: int | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _GatherKernels(KernelRegistrar):
+        """Typed registration of ``gather``'s impls: ``@gather.cpu`` / ``@gather.cuda`` / ``@gather.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: GatherCPUKernel[_CPU0, _CPU1, _CPU2]) -> GatherCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: GatherCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> GatherCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: GatherXPKernel[_XP]) -> GatherXPKernel[_XP]: ...
+
+
+    gather: _GatherKernels
+
+
+    class TakeAlongDimCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``take_along_dim``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, indices: _CPU1, dim: int | None, *, plan: tuple[int, tuple[int, ...], tuple[int, ...]] | None, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class TakeAlongDimCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``take_along_dim``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, indices: _CUDA1, dim: int | None, *, plan: tuple[int, tuple[int, ...], tuple[int, ...]] | None, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class TakeAlongDimXPKernel(Protocol[_XP]):
+        """The type of ``take_along_dim``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, indices: _XP, dim: int | None, *, plan: tuple[int, tuple[int, ...], tuple[int, ...]] | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TakeAlongDimKernels(KernelRegistrar):
+        """Typed registration of ``take_along_dim``'s impls: ``@take_along_dim.cpu`` / ``@take_along_dim.cuda`` / ``@take_along_dim.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TakeAlongDimCPUKernel[_CPU0, _CPU1, _CPU2]) -> TakeAlongDimCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: TakeAlongDimCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> TakeAlongDimCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: TakeAlongDimXPKernel[_XP]) -> TakeAlongDimXPKernel[_XP]: ...
+
+
+    take_along_dim: _TakeAlongDimKernels
+
+
+    class IndexSelectCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``index_select``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, index: _CPU1, *, plan: int | None, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class IndexSelectCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``index_select``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, index: _CUDA1, *, plan: int | None, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class IndexSelectXPKernel(Protocol[_XP]):
+        """The type of ``index_select``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, index: _XP, *, plan: int | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IndexSelectKernels(KernelRegistrar):
+        """Typed registration of ``index_select``'s impls: ``@index_select.cpu`` / ``@index_select.cuda`` / ``@index_select.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: IndexSelectCPUKernel[_CPU0, _CPU1, _CPU2]) -> IndexSelectCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: IndexSelectCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> IndexSelectCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: IndexSelectXPKernel[_XP]) -> IndexSelectXPKernel[_XP]: ...
+
+
+    index_select: _IndexSelectKernels
+
+
+    class TakeCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``take``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, index: _CPU1, *, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class TakeCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``take``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, index: _CUDA1, *, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class TakeXPKernel(Protocol[_XP]):
+        """The type of ``take``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, index: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TakeKernels(KernelRegistrar):
+        """Typed registration of ``take``'s impls: ``@take.cpu`` / ``@take.cuda`` / ``@take.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TakeCPUKernel[_CPU0, _CPU1, _CPU2]) -> TakeCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: TakeCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> TakeCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: TakeXPKernel[_XP]) -> TakeXPKernel[_XP]: ...
+
+
+    take: _TakeKernels
+
+
+    class TensordotCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``tensordot``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, a: _CPU0, b: _CPU1, dims: int | Sequence[int], *, plan: tuple[tuple[int, ...], tuple[int, ...]], out: ConstOut[_CPU2]) -> None: ...
+
+
+    class TensordotCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``tensordot``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, a: _CUDA0, b: _CUDA1, dims: int | Sequence[int], *, plan: tuple[tuple[int, ...], tuple[int, ...]], out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class TensordotXPKernel(Protocol[_XP]):
+        """The type of ``tensordot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, a: _XP, b: _XP, dims: int | Sequence[int], *, plan: tuple[tuple[int, ...], tuple[int, ...]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _TensordotKernels(KernelRegistrar):
+        """Typed registration of ``tensordot``'s impls: ``@tensordot.cpu`` / ``@tensordot.cuda`` / ``@tensordot.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TensordotCPUKernel[_CPU0, _CPU1, _CPU2]) -> TensordotCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: TensordotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> TensordotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: TensordotXPKernel[_XP]) -> TensordotXPKernel[_XP]: ...
+
+
+    tensordot: _TensordotKernels
+
+
     class MatmulCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
         """The type of ``matmul``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -1656,6 +2011,964 @@ if TYPE_CHECKING:
 
 
     addmm: _AddmmKernels
+
+
+    class FloorCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``floor``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FloorCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``floor``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FloorXPKernel(Protocol[_XP]):
+        """The type of ``floor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _FloorKernels(KernelRegistrar):
+        """Typed registration of ``floor``'s impls: ``@floor.cpu`` / ``@floor.cuda`` / ``@floor.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FloorCPUKernel[_CPU0, _CPU1]) -> FloorCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FloorCUDAKernel[_CUDA0, _CUDA1]) -> FloorCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FloorXPKernel[_XP]) -> FloorXPKernel[_XP]: ...
+
+
+    floor: _FloorKernels
+
+
+    class CeilCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``ceil``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class CeilCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``ceil``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class CeilXPKernel(Protocol[_XP]):
+        """The type of ``ceil``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CeilKernels(KernelRegistrar):
+        """Typed registration of ``ceil``'s impls: ``@ceil.cpu`` / ``@ceil.cuda`` / ``@ceil.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CeilCPUKernel[_CPU0, _CPU1]) -> CeilCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CeilCUDAKernel[_CUDA0, _CUDA1]) -> CeilCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: CeilXPKernel[_XP]) -> CeilXPKernel[_XP]: ...
+
+
+    ceil: _CeilKernels
+
+
+    class TruncCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``trunc``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class TruncCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``trunc``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class TruncXPKernel(Protocol[_XP]):
+        """The type of ``trunc``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TruncKernels(KernelRegistrar):
+        """Typed registration of ``trunc``'s impls: ``@trunc.cpu`` / ``@trunc.cuda`` / ``@trunc.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TruncCPUKernel[_CPU0, _CPU1]) -> TruncCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: TruncCUDAKernel[_CUDA0, _CUDA1]) -> TruncCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: TruncXPKernel[_XP]) -> TruncXPKernel[_XP]: ...
+
+
+    trunc: _TruncKernels
+
+
+    class SignCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``sign``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class SignCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``sign``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class SignXPKernel(Protocol[_XP]):
+        """The type of ``sign``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SignKernels(KernelRegistrar):
+        """Typed registration of ``sign``'s impls: ``@sign.cpu`` / ``@sign.cuda`` / ``@sign.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: SignCPUKernel[_CPU0, _CPU1]) -> SignCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SignCUDAKernel[_CUDA0, _CUDA1]) -> SignCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: SignXPKernel[_XP]) -> SignXPKernel[_XP]: ...
+
+
+    sign: _SignKernels
+
+
+    class SquareCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``square``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class SquareCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``square``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class SquareXPKernel(Protocol[_XP]):
+        """The type of ``square``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SquareKernels(KernelRegistrar):
+        """Typed registration of ``square``'s impls: ``@square.cpu`` / ``@square.cuda`` / ``@square.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: SquareCPUKernel[_CPU0, _CPU1]) -> SquareCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SquareCUDAKernel[_CUDA0, _CUDA1]) -> SquareCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: SquareXPKernel[_XP]) -> SquareXPKernel[_XP]: ...
+
+
+    square: _SquareKernels
+
+
+    class ReciprocalCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``reciprocal``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ReciprocalCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``reciprocal``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ReciprocalXPKernel(Protocol[_XP]):
+        """The type of ``reciprocal``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ReciprocalKernels(KernelRegistrar):
+        """Typed registration of ``reciprocal``'s impls: ``@reciprocal.cpu`` / ``@reciprocal.cuda`` / ``@reciprocal.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: ReciprocalCPUKernel[_CPU0, _CPU1]) -> ReciprocalCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ReciprocalCUDAKernel[_CUDA0, _CUDA1]) -> ReciprocalCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ReciprocalXPKernel[_XP]) -> ReciprocalXPKernel[_XP]: ...
+
+
+    reciprocal: _ReciprocalKernels
+
+
+    class Log1pCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``log1p``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class Log1pCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``log1p``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class Log1pXPKernel(Protocol[_XP]):
+        """The type of ``log1p``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _Log1pKernels(KernelRegistrar):
+        """Typed registration of ``log1p``'s impls: ``@log1p.cpu`` / ``@log1p.cuda`` / ``@log1p.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: Log1pCPUKernel[_CPU0, _CPU1]) -> Log1pCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: Log1pCUDAKernel[_CUDA0, _CUDA1]) -> Log1pCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: Log1pXPKernel[_XP]) -> Log1pXPKernel[_XP]: ...
+
+
+    log1p: _Log1pKernels
+
+
+    class Expm1CPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``expm1``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class Expm1CUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``expm1``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class Expm1XPKernel(Protocol[_XP]):
+        """The type of ``expm1``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _Expm1Kernels(KernelRegistrar):
+        """Typed registration of ``expm1``'s impls: ``@expm1.cpu`` / ``@expm1.cuda`` / ``@expm1.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: Expm1CPUKernel[_CPU0, _CPU1]) -> Expm1CPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: Expm1CUDAKernel[_CUDA0, _CUDA1]) -> Expm1CUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: Expm1XPKernel[_XP]) -> Expm1XPKernel[_XP]: ...
+
+
+    expm1: _Expm1Kernels
+
+
+    class Log2CPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``log2``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class Log2CUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``log2``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class Log2XPKernel(Protocol[_XP]):
+        """The type of ``log2``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _Log2Kernels(KernelRegistrar):
+        """Typed registration of ``log2``'s impls: ``@log2.cpu`` / ``@log2.cuda`` / ``@log2.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: Log2CPUKernel[_CPU0, _CPU1]) -> Log2CPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: Log2CUDAKernel[_CUDA0, _CUDA1]) -> Log2CUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: Log2XPKernel[_XP]) -> Log2XPKernel[_XP]: ...
+
+
+    log2: _Log2Kernels
+
+
+    class Log10CPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``log10``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class Log10CUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``log10``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class Log10XPKernel(Protocol[_XP]):
+        """The type of ``log10``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _Log10Kernels(KernelRegistrar):
+        """Typed registration of ``log10``'s impls: ``@log10.cpu`` / ``@log10.cuda`` / ``@log10.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: Log10CPUKernel[_CPU0, _CPU1]) -> Log10CPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: Log10CUDAKernel[_CUDA0, _CUDA1]) -> Log10CUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: Log10XPKernel[_XP]) -> Log10XPKernel[_XP]: ...
+
+
+    log10: _Log10Kernels
+
+
+    class IsnanCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``isnan``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class IsnanCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``isnan``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class IsnanXPKernel(Protocol[_XP]):
+        """The type of ``isnan``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IsnanKernels(KernelRegistrar):
+        """Typed registration of ``isnan``'s impls: ``@isnan.cpu`` / ``@isnan.cuda`` / ``@isnan.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: IsnanCPUKernel[_CPU0, _CPU1]) -> IsnanCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: IsnanCUDAKernel[_CUDA0, _CUDA1]) -> IsnanCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: IsnanXPKernel[_XP]) -> IsnanXPKernel[_XP]: ...
+
+
+    isnan: _IsnanKernels
+
+
+    class IsinfCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``isinf``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class IsinfCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``isinf``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class IsinfXPKernel(Protocol[_XP]):
+        """The type of ``isinf``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IsinfKernels(KernelRegistrar):
+        """Typed registration of ``isinf``'s impls: ``@isinf.cpu`` / ``@isinf.cuda`` / ``@isinf.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: IsinfCPUKernel[_CPU0, _CPU1]) -> IsinfCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: IsinfCUDAKernel[_CUDA0, _CUDA1]) -> IsinfCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: IsinfXPKernel[_XP]) -> IsinfXPKernel[_XP]: ...
+
+
+    isinf: _IsinfKernels
+
+
+    class IsfiniteCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``isfinite``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class IsfiniteCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``isfinite``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class IsfiniteXPKernel(Protocol[_XP]):
+        """The type of ``isfinite``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IsfiniteKernels(KernelRegistrar):
+        """Typed registration of ``isfinite``'s impls: ``@isfinite.cpu`` / ``@isfinite.cuda`` / ``@isfinite.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: IsfiniteCPUKernel[_CPU0, _CPU1]) -> IsfiniteCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: IsfiniteCUDAKernel[_CUDA0, _CUDA1]) -> IsfiniteCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: IsfiniteXPKernel[_XP]) -> IsfiniteXPKernel[_XP]: ...
+
+
+    isfinite: _IsfiniteKernels
+
+
+    class SignbitCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``signbit``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class SignbitCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``signbit``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class SignbitXPKernel(Protocol[_XP]):
+        """The type of ``signbit``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SignbitKernels(KernelRegistrar):
+        """Typed registration of ``signbit``'s impls: ``@signbit.cpu`` / ``@signbit.cuda`` / ``@signbit.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: SignbitCPUKernel[_CPU0, _CPU1]) -> SignbitCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SignbitCUDAKernel[_CUDA0, _CUDA1]) -> SignbitCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: SignbitXPKernel[_XP]) -> SignbitXPKernel[_XP]: ...
+
+
+    signbit: _SignbitKernels
+
+
+    class TanCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``tan``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class TanCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``tan``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class TanXPKernel(Protocol[_XP]):
+        """The type of ``tan``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TanKernels(KernelRegistrar):
+        """Typed registration of ``tan``'s impls: ``@tan.cpu`` / ``@tan.cuda`` / ``@tan.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TanCPUKernel[_CPU0, _CPU1]) -> TanCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: TanCUDAKernel[_CUDA0, _CUDA1]) -> TanCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: TanXPKernel[_XP]) -> TanXPKernel[_XP]: ...
+
+
+    tan: _TanKernels
+
+
+    class AsinCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``asin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class AsinCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``asin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class AsinXPKernel(Protocol[_XP]):
+        """The type of ``asin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _AsinKernels(KernelRegistrar):
+        """Typed registration of ``asin``'s impls: ``@asin.cpu`` / ``@asin.cuda`` / ``@asin.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: AsinCPUKernel[_CPU0, _CPU1]) -> AsinCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AsinCUDAKernel[_CUDA0, _CUDA1]) -> AsinCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: AsinXPKernel[_XP]) -> AsinXPKernel[_XP]: ...
+
+
+    asin: _AsinKernels
+
+
+    class AcosCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``acos``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class AcosCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``acos``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class AcosXPKernel(Protocol[_XP]):
+        """The type of ``acos``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _AcosKernels(KernelRegistrar):
+        """Typed registration of ``acos``'s impls: ``@acos.cpu`` / ``@acos.cuda`` / ``@acos.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: AcosCPUKernel[_CPU0, _CPU1]) -> AcosCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AcosCUDAKernel[_CUDA0, _CUDA1]) -> AcosCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: AcosXPKernel[_XP]) -> AcosXPKernel[_XP]: ...
+
+
+    acos: _AcosKernels
+
+
+    class AtanCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``atan``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class AtanCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``atan``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class AtanXPKernel(Protocol[_XP]):
+        """The type of ``atan``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _AtanKernels(KernelRegistrar):
+        """Typed registration of ``atan``'s impls: ``@atan.cpu`` / ``@atan.cuda`` / ``@atan.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: AtanCPUKernel[_CPU0, _CPU1]) -> AtanCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AtanCUDAKernel[_CUDA0, _CUDA1]) -> AtanCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: AtanXPKernel[_XP]) -> AtanXPKernel[_XP]: ...
+
+
+    atan: _AtanKernels
+
+
+    class SinhCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``sinh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class SinhCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``sinh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class SinhXPKernel(Protocol[_XP]):
+        """The type of ``sinh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SinhKernels(KernelRegistrar):
+        """Typed registration of ``sinh``'s impls: ``@sinh.cpu`` / ``@sinh.cuda`` / ``@sinh.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: SinhCPUKernel[_CPU0, _CPU1]) -> SinhCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SinhCUDAKernel[_CUDA0, _CUDA1]) -> SinhCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: SinhXPKernel[_XP]) -> SinhXPKernel[_XP]: ...
+
+
+    sinh: _SinhKernels
+
+
+    class CoshCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``cosh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class CoshCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``cosh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class CoshXPKernel(Protocol[_XP]):
+        """The type of ``cosh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CoshKernels(KernelRegistrar):
+        """Typed registration of ``cosh``'s impls: ``@cosh.cpu`` / ``@cosh.cuda`` / ``@cosh.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CoshCPUKernel[_CPU0, _CPU1]) -> CoshCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CoshCUDAKernel[_CUDA0, _CUDA1]) -> CoshCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: CoshXPKernel[_XP]) -> CoshXPKernel[_XP]: ...
+
+
+    cosh: _CoshKernels
+
+
+    class AsinhCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``asinh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class AsinhCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``asinh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class AsinhXPKernel(Protocol[_XP]):
+        """The type of ``asinh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _AsinhKernels(KernelRegistrar):
+        """Typed registration of ``asinh``'s impls: ``@asinh.cpu`` / ``@asinh.cuda`` / ``@asinh.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: AsinhCPUKernel[_CPU0, _CPU1]) -> AsinhCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AsinhCUDAKernel[_CUDA0, _CUDA1]) -> AsinhCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: AsinhXPKernel[_XP]) -> AsinhXPKernel[_XP]: ...
+
+
+    asinh: _AsinhKernels
+
+
+    class AcoshCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``acosh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class AcoshCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``acosh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class AcoshXPKernel(Protocol[_XP]):
+        """The type of ``acosh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _AcoshKernels(KernelRegistrar):
+        """Typed registration of ``acosh``'s impls: ``@acosh.cpu`` / ``@acosh.cuda`` / ``@acosh.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: AcoshCPUKernel[_CPU0, _CPU1]) -> AcoshCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AcoshCUDAKernel[_CUDA0, _CUDA1]) -> AcoshCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: AcoshXPKernel[_XP]) -> AcoshXPKernel[_XP]: ...
+
+
+    acosh: _AcoshKernels
+
+
+    class AtanhCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``atanh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class AtanhCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``atanh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class AtanhXPKernel(Protocol[_XP]):
+        """The type of ``atanh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _AtanhKernels(KernelRegistrar):
+        """Typed registration of ``atanh``'s impls: ``@atanh.cpu`` / ``@atanh.cuda`` / ``@atanh.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: AtanhCPUKernel[_CPU0, _CPU1]) -> AtanhCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AtanhCUDAKernel[_CUDA0, _CUDA1]) -> AtanhCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: AtanhXPKernel[_XP]) -> AtanhXPKernel[_XP]: ...
+
+
+    atanh: _AtanhKernels
+
+
+    class Atan2CPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``atan2``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class Atan2CUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``atan2``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class Atan2XPKernel(Protocol):
+        """The type of ``atan2``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _Atan2Kernels(KernelRegistrar):
+        """Typed registration of ``atan2``'s impls: ``@atan2.cpu`` / ``@atan2.cuda`` / ``@atan2.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: Atan2CPUKernel[_CPUS0, _CPUS1, _CPU0]) -> Atan2CPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: Atan2CUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> Atan2CUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: Atan2XPKernel) -> Atan2XPKernel: ...
+
+
+    atan2: _Atan2Kernels
+
+
+    class HypotCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``hypot``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class HypotCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``hypot``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class HypotXPKernel(Protocol):
+        """The type of ``hypot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _HypotKernels(KernelRegistrar):
+        """Typed registration of ``hypot``'s impls: ``@hypot.cpu`` / ``@hypot.cuda`` / ``@hypot.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: HypotCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> HypotCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: HypotCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> HypotCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: HypotXPKernel) -> HypotXPKernel: ...
+
+
+    hypot: _HypotKernels
+
+
+    class CopysignCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``copysign``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class CopysignCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``copysign``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class CopysignXPKernel(Protocol):
+        """The type of ``copysign``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _CopysignKernels(KernelRegistrar):
+        """Typed registration of ``copysign``'s impls: ``@copysign.cpu`` / ``@copysign.cuda`` / ``@copysign.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CopysignCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> CopysignCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: CopysignCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> CopysignCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: CopysignXPKernel) -> CopysignXPKernel: ...
+
+
+    copysign: _CopysignKernels
+
+
+    class LogaddexpCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``logaddexp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class LogaddexpCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``logaddexp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class LogaddexpXPKernel(Protocol):
+        """The type of ``logaddexp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _LogaddexpKernels(KernelRegistrar):
+        """Typed registration of ``logaddexp``'s impls: ``@logaddexp.cpu`` / ``@logaddexp.cuda`` / ``@logaddexp.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LogaddexpCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogaddexpCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: LogaddexpCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogaddexpCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: LogaddexpXPKernel) -> LogaddexpXPKernel: ...
+
+
+    logaddexp: _LogaddexpKernels
+
+
+    class FloatPowerCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``float_power``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class FloatPowerCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``float_power``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class FloatPowerXPKernel(Protocol):
+        """The type of ``float_power``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _FloatPowerKernels(KernelRegistrar):
+        """Typed registration of ``float_power``'s impls: ``@float_power.cpu`` / ``@float_power.cuda`` / ``@float_power.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FloatPowerCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> FloatPowerCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: FloatPowerCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> FloatPowerCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: FloatPowerXPKernel) -> FloatPowerXPKernel: ...
+
+
+    float_power: _FloatPowerKernels
+
+
+    class FmodCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``fmod``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class FmodCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``fmod``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class FmodXPKernel(Protocol):
+        """The type of ``fmod``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _FmodKernels(KernelRegistrar):
+        """Typed registration of ``fmod``'s impls: ``@fmod.cpu`` / ``@fmod.cuda`` / ``@fmod.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FmodCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> FmodCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: FmodCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> FmodCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: FmodXPKernel) -> FmodXPKernel: ...
+
+
+    fmod: _FmodKernels
+
+
+    class NextafterCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``nextafter``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class NextafterCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``nextafter``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class NextafterXPKernel(Protocol):
+        """The type of ``nextafter``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _NextafterKernels(KernelRegistrar):
+        """Typed registration of ``nextafter``'s impls: ``@nextafter.cpu`` / ``@nextafter.cuda`` / ``@nextafter.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: NextafterCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> NextafterCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: NextafterCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> NextafterCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: NextafterXPKernel) -> NextafterXPKernel: ...
+
+
+    nextafter: _NextafterKernels
 
 
     class SumCPUKernel(Protocol[_CPU0, _CPU1]):
@@ -2216,6 +3529,99 @@ if TYPE_CHECKING:
     upsample_nearest1d: _UpsampleNearest1dKernels
 
 
+    class CumsumCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``cumsum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, *, dtype: DTypeLike | None, plan: tuple[int | None, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class CumsumCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``cumsum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, *, dtype: DTypeLike | None, plan: tuple[int | None, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class CumsumXPKernel(Protocol[_XP]):
+        """The type of ``cumsum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, dtype: DTypeLike | None, plan: tuple[int | None, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _CumsumKernels(KernelRegistrar):
+        """Typed registration of ``cumsum``'s impls: ``@cumsum.cpu`` / ``@cumsum.cuda`` / ``@cumsum.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CumsumCPUKernel[_CPU0, _CPU1]) -> CumsumCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CumsumCUDAKernel[_CUDA0, _CUDA1]) -> CumsumCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: CumsumXPKernel[_XP]) -> CumsumXPKernel[_XP]: ...
+
+
+    cumsum: _CumsumKernels
+
+
+    class CumprodCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``cumprod``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, *, dtype: DTypeLike | None, plan: tuple[int | None, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class CumprodCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``cumprod``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, *, dtype: DTypeLike | None, plan: tuple[int | None, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class CumprodXPKernel(Protocol[_XP]):
+        """The type of ``cumprod``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, dtype: DTypeLike | None, plan: tuple[int | None, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _CumprodKernels(KernelRegistrar):
+        """Typed registration of ``cumprod``'s impls: ``@cumprod.cpu`` / ``@cumprod.cuda`` / ``@cumprod.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CumprodCPUKernel[_CPU0, _CPU1]) -> CumprodCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CumprodCUDAKernel[_CUDA0, _CUDA1]) -> CumprodCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: CumprodXPKernel[_XP]) -> CumprodXPKernel[_XP]: ...
+
+
+    cumprod: _CumprodKernels
+
+
+    class DiffCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``diff``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, n: int, dim: int, *, plan: int, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class DiffCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``diff``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, n: int, dim: int, *, plan: int, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class DiffXPKernel(Protocol[_XP]):
+        """The type of ``diff``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, n: int, dim: int, *, plan: int, out: ConstOut[_XP]) -> None: ...
+
+
+    class _DiffKernels(KernelRegistrar):
+        """Typed registration of ``diff``'s impls: ``@diff.cpu`` / ``@diff.cuda`` / ``@diff.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: DiffCPUKernel[_CPU0, _CPU1]) -> DiffCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: DiffCUDAKernel[_CUDA0, _CUDA1]) -> DiffCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: DiffXPKernel[_XP]) -> DiffXPKernel[_XP]: ...
+
+
+    diff: _DiffKernels
+
+
     class CloneCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``clone``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -2380,12 +3786,52 @@ else:
     conj = KernelRegistrar('conj')
     real = KernelRegistrar('real')
     imag = KernelRegistrar('imag')
+    tril = KernelRegistrar('tril')
+    triu = KernelRegistrar('triu')
+    roll = KernelRegistrar('roll')
+    count_nonzero = KernelRegistrar('count_nonzero')
+    argsort = KernelRegistrar('argsort')
+    gather = KernelRegistrar('gather')
+    take_along_dim = KernelRegistrar('take_along_dim')
+    index_select = KernelRegistrar('index_select')
+    take = KernelRegistrar('take')
+    tensordot = KernelRegistrar('tensordot')
     matmul = KernelRegistrar('matmul')
     mm = KernelRegistrar('mm')
     bmm = KernelRegistrar('bmm')
     dot = KernelRegistrar('dot')
     outer = KernelRegistrar('outer')
     addmm = KernelRegistrar('addmm')
+    floor = KernelRegistrar('floor')
+    ceil = KernelRegistrar('ceil')
+    trunc = KernelRegistrar('trunc')
+    sign = KernelRegistrar('sign')
+    square = KernelRegistrar('square')
+    reciprocal = KernelRegistrar('reciprocal')
+    log1p = KernelRegistrar('log1p')
+    expm1 = KernelRegistrar('expm1')
+    log2 = KernelRegistrar('log2')
+    log10 = KernelRegistrar('log10')
+    isnan = KernelRegistrar('isnan')
+    isinf = KernelRegistrar('isinf')
+    isfinite = KernelRegistrar('isfinite')
+    signbit = KernelRegistrar('signbit')
+    tan = KernelRegistrar('tan')
+    asin = KernelRegistrar('asin')
+    acos = KernelRegistrar('acos')
+    atan = KernelRegistrar('atan')
+    sinh = KernelRegistrar('sinh')
+    cosh = KernelRegistrar('cosh')
+    asinh = KernelRegistrar('asinh')
+    acosh = KernelRegistrar('acosh')
+    atanh = KernelRegistrar('atanh')
+    atan2 = KernelRegistrar('atan2')
+    hypot = KernelRegistrar('hypot')
+    copysign = KernelRegistrar('copysign')
+    logaddexp = KernelRegistrar('logaddexp')
+    float_power = KernelRegistrar('float_power')
+    fmod = KernelRegistrar('fmod')
+    nextafter = KernelRegistrar('nextafter')
     sum = KernelRegistrar('sum')
     prod = KernelRegistrar('prod')
     amax = KernelRegistrar('amax')
@@ -2404,6 +3850,9 @@ else:
     one_hot = KernelRegistrar('one_hot')
     cross_entropy = KernelRegistrar('cross_entropy')
     upsample_nearest1d = KernelRegistrar('upsample_nearest1d')
+    cumsum = KernelRegistrar('cumsum')
+    cumprod = KernelRegistrar('cumprod')
+    diff = KernelRegistrar('diff')
     clone = KernelRegistrar('clone')
     flip = KernelRegistrar('flip')
     cat = KernelRegistrar('cat')

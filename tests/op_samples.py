@@ -441,6 +441,283 @@ def _elementwise() -> list[OpSamples]:
     return entries
 
 
+#: The ops of devtensor.kernels.math_ufuncs: (name, NumPy ufunc, dtype classes NumPy has loops for, PyTorch has
+#: an inplace variant, the result is bool).
+MATH_UNARY: list[tuple[str, np.ufunc, str, bool, bool]] = [
+    ("floor", np.floor, "bif", True, False),
+    ("ceil", np.ceil, "bif", True, False),
+    ("trunc", np.trunc, "bif", True, False),
+    ("sign", np.sign, "ifc", True, False),
+    ("square", np.square, "bifc", True, False),
+    ("reciprocal", np.reciprocal, "bifc", True, False),
+    ("log1p", np.log1p, "bifc", True, False),
+    ("expm1", np.expm1, "bifc", True, False),
+    ("log2", np.log2, "bifc", True, False),
+    ("log10", np.log10, "bifc", True, False),
+    ("isnan", np.isnan, "bifc", False, True),
+    ("isinf", np.isinf, "bifc", False, True),
+    ("isfinite", np.isfinite, "bifc", False, True),
+    ("signbit", np.signbit, "bif", False, True),
+    ("tan", np.tan, "bifc", True, False),
+    ("asin", np.arcsin, "bifc", True, False),
+    ("acos", np.arccos, "bifc", True, False),
+    ("atan", np.arctan, "bifc", True, False),
+    ("sinh", np.sinh, "bifc", True, False),
+    ("cosh", np.cosh, "bifc", True, False),
+    ("asinh", np.arcsinh, "bifc", True, False),
+    ("acosh", np.arccosh, "bifc", True, False),
+    ("atanh", np.arctanh, "bifc", True, False),
+]
+#: (name, NumPy ufunc, dtype classes, PyTorch has an inplace variant).
+MATH_BINARY: list[tuple[str, np.ufunc, str, bool]] = [
+    ("atan2", np.arctan2, "bif", True),
+    ("hypot", np.hypot, "bif", True),
+    ("copysign", np.copysign, "bif", True),
+    ("logaddexp", np.logaddexp, "bif", False),
+    ("float_power", np.float_power, "bifc", True),
+    ("fmod", np.fmod, "bif", True),
+    ("nextafter", np.nextafter, "bif", True),
+]
+
+
+def _math() -> list[OpSamples]:
+    entries = []
+    for name, ufunc, kinds, has_inplace, bool_result in MATH_UNARY:
+        skip = {"inplace": NO_INPLACE} if not has_inplace else {}
+        if bool_result:
+            skip["out_dtype"] = BOOL_RESULT
+        entries.append(unary(name, kinds, signed=name in ("sign", "signbit"), reference=ufunc, skip=skip))
+    for name, ufunc, kinds, has_inplace in MATH_BINARY:
+        entries.append(binary(name, kinds, reference=ufunc, skip={} if has_inplace else {"inplace": NO_INPLACE}))
+    return entries
+
+
+def _scan_ref(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A reference for ``cumsum``/``cumprod(self, dim, dtype=None)`` from NumPy's ``fn`` (a 0-d tensor scans
+    to itself, where NumPy's flattening makes it 1-d)."""
+
+    def ref(a: Any, dim: int, dtype: Any = None) -> Any:
+        result = fn(a, axis=dim if np.ndim(a) else None, dtype=dtype)
+        return result.reshape(np.shape(a))
+
+    return ref
+
+
+def _argsort_ref(a: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    if np.ndim(a) == 0:
+        return np.zeros((), np.int64)
+    if descending:  # (the samples' descending cases are finite or NaN: negation reverses the order, NaN first)
+        key = -a.astype(np.float64)
+        return np.argsort(np.where(np.isnan(key), -np.inf, key), axis=dim, kind="stable")
+    return np.argsort(a, axis=dim, kind="stable" if stable else None)
+
+
+def _gather_ref(a: Any, dim: int, index: Any) -> Any:
+    if np.ndim(a) == 0 or np.ndim(index) == 0:
+        return np.reshape(a, -1)[index]
+    part = a[tuple(slice(None) if i == dim % a.ndim else slice(0, n) for i, n in enumerate(index.shape))]
+    return np.take_along_axis(part, index, axis=dim)
+
+
+def _take_along_dim_ref(a: Any, indices: Any, dim: int | None = None) -> Any:
+    if dim is None:
+        return np.reshape(a, -1)[np.reshape(indices, -1)]
+    if np.ndim(a) == 0:
+        return a.copy()
+    shape = list(
+        np.broadcast_shapes(
+            *(tuple(1 if i == dim % a.ndim else n for i, n in enumerate(x.shape)) for x in (a, indices))
+        )
+    )
+    d = dim % a.ndim
+    a_to = (*shape[:d], a.shape[d], *shape[d + 1 :])
+    i_to = (*shape[:d], indices.shape[d], *shape[d + 1 :])
+    return np.take_along_axis(np.broadcast_to(a, a_to), np.broadcast_to(indices, i_to), axis=d)
+
+
+def _index_select_ref(a: Any, dim: int, index: Any) -> Any:
+    return a.copy() if np.ndim(a) == 0 else np.take(a, np.reshape(index, -1), axis=dim)
+
+
+def _scans_and_indexing() -> list[OpSamples]:
+    no_inplace = {"inplace": NO_INPLACE}
+    x = A((2, 3))
+    i64 = np.int64
+    entries = [
+        OpSamples(
+            name,
+            (
+                *(Sample((A((2, 3), k), 1)) for k in "bifc"),
+                Sample((x, 0), {"dtype": dt.float32}),
+                Sample((A((2, 3), "i"), -1), {"dtype": dt.int16}),
+                Sample((A(()), 0)),
+                Sample((A((0, 3)), 1)),
+                Sample((S((2, 3)), -1)),
+            ),
+            "bifc",
+            reference=_scan_ref(fn),
+        )
+        for name, fn in (("cumsum", np.cumsum), ("cumprod", np.cumprod))
+    ]
+    entries.append(
+        OpSamples(
+            "diff",
+            (
+                *(Sample((A((2, 3), k),)) for k in "bifc"),
+                Sample((x, 2, 1)),
+                Sample((x, 1, 0)),
+                Sample((x, 0)),
+                Sample((x, 5)),
+                Sample((A((0, 3)), 1, 0)),
+                Sample((S((2, 3), signed=True), 1, -1)),
+            ),
+            "bifc",
+            reference=lambda a, n=1, dim=-1: np.diff(a, n=n, axis=dim),
+            lacks={"0-d": "diff refuses 0-d tensors (as torch.diff)"},
+            skip=no_inplace,
+        )
+    )
+    for name, fn in (("tril", np.tril), ("triu", np.triu)):
+        entries.append(
+            OpSamples(
+                name,
+                (
+                    *(Sample((A((3, 3), k),)) for k in "bifc"),
+                    Sample((x, 1)),
+                    Sample((x, -1)),
+                    Sample((A((2, 2, 3)), 0)),
+                    Sample((A((0, 3)),)),
+                    Sample((S((2, 3)), 1)),
+                ),
+                "bifc",
+                reference=lambda a, diagonal=0, fn=fn: fn(a, k=diagonal),
+                lacks={"0-d": f"{name} takes matrices (at least 2 dims, as torch.{name})"},
+            )
+        )
+    entries += [
+        OpSamples(
+            "roll",
+            (
+                *(Sample((A((2, 3), k), 1)) for k in "bifc"),
+                Sample((x, (1, -1), (0, 1))),
+                Sample((x, 2, 1)),
+                Sample((x, -4, -1)),
+                Sample((A(()), 1)),
+                Sample((A(()), 1, 0)),
+                Sample((A((0, 3)), 1, 1)),
+                Sample((S((2, 3)), 1, 0)),
+            ),
+            "bifc",
+            reference=lambda a, shifts, dims=None: np.roll(a, shifts, axis=dims) if np.ndim(a) else a.copy(),
+            skip=no_inplace,
+        ),
+        OpSamples(
+            "count_nonzero",
+            (
+                *(Sample((A((2, 3), k, signed=True),)) for k in "bifc"),
+                Sample((A((2, 3), signed=True), 1)),
+                Sample((A((2, 3, 2), signed=True), (0, -1))),
+                Sample((A((), signed=True),)),
+                Sample((A((), signed=True), 0)),
+                Sample((A((0, 3)), 0)),
+                Sample((S((2, 3), signed=True), 0)),
+            ),
+            "bifc",
+            reference=lambda a, dim=None: np.asarray(
+                np.count_nonzero(a, axis=dim if np.ndim(a) and dim is not None else None)
+            ).astype(i64),
+            skip=no_inplace,
+        ),
+        OpSamples(
+            "argsort",
+            (
+                *(Sample((A((2, 3), k, signed=True),)) for k in "bif"),
+                Sample((A((2, 5), signed=True), 1), {"stable": True}),
+                Sample((A((2, 5), signed=True), 0, True)),
+                Sample((A((3, 5), signed=True), -1, True), {"stable": True}),
+                Sample((np.array([1.0, np.nan, -1.0, 1.0]), 0, True), {"stable": True}),
+                Sample((A(()),)),
+                Sample((A((0, 3)), 0)),
+                Sample((S((2, 3), signed=True), -1)),
+            ),
+            "bif",
+            reference=_argsort_ref,
+            skip=no_inplace,
+        ),
+        OpSamples(
+            "gather",
+            (
+                *(Sample((A((2, 3), k), 1, np.array([[0, 2], [1, 1]]))) for k in "bifc"),
+                Sample((A((3, 3)), 0, np.array([[2, 0, 1]]))),
+                Sample((A(()), 0, np.zeros((), i64))),
+                Sample((A((3,)), 0, np.array(2))),
+                Sample((x, 1, np.zeros((2, 0), i64))),
+                Sample((S((2, 3)), -1, np.array([[2], [0]]))),
+            ),
+            "bifc",
+            reference=_gather_ref,
+            skip=no_inplace,
+        ),
+        OpSamples(
+            "take_along_dim",
+            (
+                *(Sample((A((2, 3), k), np.array([[0, 2], [1, 1]]), 1)) for k in "bifc"),
+                Sample((x, np.array([[2, 0]]), 1), broadcast=True),
+                Sample((A((2, 1)), np.array([[0, 0, 0]]), 0), broadcast=True),
+                Sample((x, np.array([5, 0, -0]))),
+                Sample((A(()), np.zeros((), i64), 0)),
+                Sample((x, np.zeros((2, 0), i64), 1)),
+                Sample((S((2, 3)), np.array([[2], [0]]), -1)),
+            ),
+            "bifc",
+            broadcasts=True,
+            reference=_take_along_dim_ref,
+            skip=no_inplace,
+        ),
+        OpSamples(
+            "index_select",
+            (
+                *(Sample((A((2, 3), k), 1, np.array([2, 0]))) for k in "bifc"),
+                Sample((x, 0, np.array([1, 1, 0], np.int32))),
+                Sample((x, 1, np.array(1))),
+                Sample((A(()), 0, np.array([0]))),
+                Sample((A((0, 3)), 1, np.array([1, 1]))),
+                Sample((S((2, 3)), -1, np.array([2]))),
+            ),
+            "bifc",
+            reference=_index_select_ref,
+            skip=no_inplace,
+        ),
+        OpSamples(
+            "take",
+            (
+                *(Sample((A((2, 3), k), np.array([[0, -1], [5, 2]]))) for k in "bifc"),
+                Sample((A(()), np.array(0))),
+                Sample((x, np.zeros(0, i64))),
+                Sample((S((2, 3)), np.array([4, -6]))),
+            ),
+            "bifc",
+            reference=lambda a, index: np.take(np.reshape(a, -1), index),
+            skip=no_inplace,
+        ),
+        OpSamples(
+            "tensordot",
+            (
+                *(Sample((A((2, 3), k), A((3, 4), k, shift=1), 1)) for k in "bifc"),
+                Sample((A((2, 3)), A((2, 3), "i", shift=1))),
+                Sample((A((2, 3, 4)), A((4, 3)), ([1, 2], [1, 0]))),
+                Sample((A(()), A((), shift=1), 0)),
+                Sample((A((0, 3)), A((3, 2)), 1)),
+                Sample((S((2, 3)), S((3, 2)), 1)),
+            ),
+            "bifc",
+            reference=lambda a, b, dims=2: np.tensordot(a, b, axes=dims),
+            skip=no_inplace,
+        ),
+    ]
+    return entries
+
+
 def _linalg() -> list[OpSamples]:
     entries = [
         OpSamples(
@@ -764,5 +1041,15 @@ def _views() -> list[OpSamples]:
 
 
 OPS: dict[str, OpSamples] = {
-    entry.name: entry for entry in (*_elementwise(), *_linalg(), *_reductions(), *_nn(), *_shape(), *_views())
+    entry.name: entry
+    for entry in (
+        *_elementwise(),
+        *_math(),
+        *_scans_and_indexing(),
+        *_linalg(),
+        *_reductions(),
+        *_nn(),
+        *_shape(),
+        *_views(),
+    )
 }

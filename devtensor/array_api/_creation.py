@@ -36,7 +36,7 @@ __all__ = [
 
 def _shape(op: str, shape: int | Sequence[int]) -> tuple[int, ...]:
     try:
-        return (operator.index(shape),) if not isinstance(shape, Sequence) else tuple(operator.index(d) for d in shape)  # type: ignore[arg-type]
+        return (operator.index(shape),) if not isinstance(shape, Sequence) else tuple(operator.index(d) for d in shape)
     except TypeError:
         raise ArgumentTypeError(f"{op}: argument 'shape' must be an int or a sequence of ints, got {shape!r}") from None
 
@@ -125,6 +125,9 @@ def eye(
     """A 2-d tensor with ones on the ``k``-th diagonal and zeros elsewhere (default dtype float64)."""
     rows = operator.index(n_rows)
     cols = rows if n_cols is None else operator.index(n_cols)
+    if k == 0:
+        return _dt.eye(rows, cols, dtype=dtype, device=device)
+    # Another diagonal: ones written at its indices.
     out = _dt.zeros((rows, cols), dtype=dtype, device=device)
     diag = [(i, i + k) for i in range(max(0, -k), min(rows, cols - k))]
     if diag:
@@ -136,9 +139,7 @@ def eye(
 
 def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | None = None) -> Tensor:
     """A tensor over the memory of the DLPack exporter ``x``: devtensor's :func:`~devtensor.from_dlpack`."""
-    if device is None and copy is None:
-        return _dt.from_dlpack(x)
-    return _dt.from_dlpack(x, device=device, copy=copy)  # type: ignore[call-arg]
+    return _dt.from_dlpack(x, device=device, copy=copy)
 
 
 def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list[Tensor]:
@@ -167,24 +168,11 @@ def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list[Tensor]:
     return out
 
 
-def _tri(op: str, x: Tensor, k: int, upper: bool) -> Tensor:
-    fn = getattr(_dt, op, None)
-    if fn is not None:
-        return fn(x, diagonal=k)  # type: ignore[no-any-return]
-    if x.ndim < 2:
-        raise ArgumentValueError(f"{op}: argument 'x' must have at least 2 dimensions, got shape {x.shape}")
-    rows, cols = x.shape[-2], x.shape[-1]
-    i = _dt.reshape(_dt.arange(rows, device=x.device), (rows, 1))
-    j = _dt.reshape(_dt.arange(cols, device=x.device), (1, cols))
-    keep = (j - i >= k) if upper else (j - i <= k)
-    return _dt.where(keep, x, _dt.zeros((), dtype=x.dtype, device=x.device))
-
-
 def tril(x: Tensor, /, *, k: int = 0) -> Tensor:
     """The lower triangle (on and below the ``k``-th diagonal) of the last two dims of ``x``; zeros above."""
-    return _tri("tril", x, k, upper=False)
+    return _dt.tril(x, k)
 
 
 def triu(x: Tensor, /, *, k: int = 0) -> Tensor:
     """The upper triangle (on and above the ``k``-th diagonal) of the last two dims of ``x``; zeros below."""
-    return _tri("triu", x, k, upper=True)
+    return _dt.triu(x, k)

@@ -223,13 +223,13 @@ def where(condition: Tensor, x1: Any, x2: Any, /) -> Tensor:
 
 def argsort(x: Tensor, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:
     """The indices that sort ``x`` along ``axis`` (int64): :func:`devtensor.argsort`."""
-    return _dt.argsort(x, axis, descending=descending, stable=stable)  # type: ignore[no-any-return]
+    return _dt.argsort(x, axis, descending=descending, stable=stable)
 
 
 def sort(x: Tensor, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:
     """``x`` sorted along ``axis``: :func:`devtensor.gather` of :func:`devtensor.argsort`."""
     order = argsort(x, axis=axis, descending=descending, stable=stable)
-    return _dt.gather(x, normalize_dim("sort", axis, x.ndim), order)  # type: ignore[no-any-return]
+    return _dt.gather(x, normalize_dim("sort", axis, x.ndim), order)
 
 
 class UniqueAllResult(NamedTuple):
@@ -316,7 +316,7 @@ def take(x: Tensor, indices: Tensor, /, *, axis: int | None = None) -> Tensor:
 
 def take_along_axis(x: Tensor, indices: Tensor, /, *, axis: int = -1) -> Tensor:
     """The elements of ``x`` at ``indices`` along ``axis`` (same number of dimensions): :func:`devtensor.gather`."""
-    return _dt.gather(x, normalize_dim("take_along_axis", axis, x.ndim), indices)  # type: ignore[no-any-return]
+    return _dt.gather(x, normalize_dim("take_along_axis", axis, x.ndim), indices)
 
 
 def matmul(x1: Tensor, x2: Tensor, /) -> Tensor:
@@ -337,7 +337,8 @@ def matrix_transpose(x: Tensor, /) -> Tensor:
 
 def tensordot(x1: Tensor, x2: Tensor, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Tensor:
     """The tensor contraction over ``axes``: :func:`devtensor.tensordot`."""
-    return _dt.tensordot(x1, x2, dims=axes)  # type: ignore[no-any-return]
+    dims: Any = axes  # (a pair of axis lists: the op's schema types it as a flat sequence)
+    return _dt.tensordot(x1, x2, dims=dims)
 
 
 def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
@@ -353,5 +354,5 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     if -a > x1.ndim or -a > x2.ndim or x1.shape[a] != x2.shape[a]:
         raise ShapeError(f"vecdot: shapes {x1.shape} and {x2.shape} differ along axis {a}")
     if x1.dtype.kind == "c":
-        x1 = _dt.conj(x1)  # type: ignore[attr-defined]
+        x1 = _dt.conj(x1)
     return _dt.sum(_dt.mul(x1, x2), a + ndim if ndim else None)

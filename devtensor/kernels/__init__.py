@@ -5,6 +5,30 @@ Importing this package defines every built-in op (and attaches the Tensor method
 
 # The backends first: they register the device types ("cuda") the kernels are registered for.
 import devtensor.backends  # noqa: F401
-from devtensor.kernels import bitwise, complex_parts, elementwise, linalg, nn, operators, reductions, shape
+from devtensor.kernels import (
+    bitwise,
+    complex_parts,
+    elementwise,
+    indexing_ops,
+    linalg,
+    math_ufuncs,
+    nn,
+    operators,
+    reductions,
+    scans,
+    shape,
+)
 
-__all__ = ["bitwise", "complex_parts", "elementwise", "linalg", "nn", "operators", "reductions", "shape"]
+__all__ = [
+    "bitwise",
+    "complex_parts",
+    "elementwise",
+    "indexing_ops",
+    "linalg",
+    "math_ufuncs",
+    "nn",
+    "operators",
+    "reductions",
+    "scans",
+    "shape",
+]

@@ -149,9 +149,11 @@ def elementwise_doc(name: str, summary: str, ufunc: str, *, inplace: bool = True
     return summary.strip() + "\n" + _COMMON_DOC.format(name=name, ufunc=ufunc, inplace=variant) + extra
 
 
-def _define(name: str, meta: Callable[..., Any], doc: str, kernel: Callable[..., None]) -> StructuredOp:
+def _define(
+    name: str, meta: Callable[..., Any], doc: str, kernel: Callable[..., None], *, inplace: bool = True
+) -> StructuredOp:
     meta.__doc__ = doc
-    op = StructuredOp(name, meta, out_may_be_input=True)
+    op = StructuredOp(name, meta, out_may_be_input=True, inplace=inplace)
     op.functional.__doc__ = doc
     if op.inplace is not None:
         op.inplace.__doc__ = doc
@@ -159,45 +161,61 @@ def _define(name: str, meta: Callable[..., Any], doc: str, kernel: Callable[...,
     return op
 
 
-def unary_ufunc(name: str, ufunc: np.ufunc, *, doc: str, cupy: str | None = None) -> StructuredOp:
+def unary_ufunc(
+    name: str,
+    ufunc: np.ufunc,
+    *,
+    doc: str,
+    cupy: str | None = None,
+    inplace: bool = True,
+    kernel: Callable[..., None] | None = None,
+) -> StructuredOp:
     """Define the one-argument elementwise op ``name(self)`` computed by NumPy's ``ufunc`` (CuPy's ``cupy``,
     by default the same name). Result: ``self``'s shape, the dtype NumPy's ``ufunc`` gives for ``self``'s
     (``exp`` of int8 is float16). ``doc`` is the one-paragraph summary (with the PyTorch and NumPy names whose
-    semantics the op follows); the rest of the docstring is generated. Returns the StructuredOp.
+    semantics the op follows); the rest of the docstring is generated. ``inplace=False`` defines no inplace
+    variant (where PyTorch has none, e.g. ``isnan``). ``kernel(xp, self, *, out)`` replaces the generated
+    kernel, for an op whose CuPy function differs from NumPy's somewhere (the meta and docs stay the family's).
+    Returns the StructuredOp.
 
     Raises:
         ValueError: an op named ``name`` exists already.
     """
     cp_name = cupy or ufunc.__name__
+    summary = elementwise_doc(name, doc, f"np.{ufunc.__name__}", inplace=inplace)
+    if kernel is not None:
+        return _define(name, unary_ufunc_meta(name, ufunc), summary, kernel, inplace=inplace)
 
     # Hot path (about half of a call's time at 100 elements): arrays read straight off the slot, the output
     # passed positionally (NumPy parses it faster), and an inplace call reads self through the output's array
     # object (NumPy's in-place fast path, see InplaceOut).
-    def kernel(xp: Any, self: Tensor, *, out: Any) -> None:
+    def ufunc_kernel(xp: Any, self: Tensor, *, out: Any) -> None:
         o = out.array
         if xp is _np:
             ufunc(o if type(out) is InplaceOut else self._array, o)
         else:
             getattr(xp, cp_name)(self._array, out=o)
 
-    kernel.__name__ = kernel.__qualname__ = f"{name}_kernel"
-    summary = elementwise_doc(name, doc, f"np.{ufunc.__name__}")
-    return _define(name, unary_ufunc_meta(name, ufunc), summary, kernel)
+    ufunc_kernel.__name__ = ufunc_kernel.__qualname__ = f"{name}_kernel"
+    return _define(name, unary_ufunc_meta(name, ufunc), summary, ufunc_kernel, inplace=inplace)
 
 
-def binary_ufunc(name: str, ufunc: np.ufunc, *, doc: str, alpha: bool = False, cupy: str | None = None) -> StructuredOp:
+def binary_ufunc(
+    name: str, ufunc: np.ufunc, *, doc: str, alpha: bool = False, cupy: str | None = None, inplace: bool = True
+) -> StructuredOp:
     """Define the two-argument elementwise op ``name(self, other)`` computed by NumPy's ``ufunc`` (CuPy's
     ``cupy``, by default the same name); either argument may be a Python number. Result: the broadcast shape,
     the dtype NumPy's ``ufunc`` gives (Python numbers weak). With ``alpha`` the op is ``ufunc(self, alpha *
     other)`` with a keyword ``alpha=1`` checked by PyTorch's rule (``add``, ``sub``). ``doc`` is the summary;
-    the rest of the docstring is generated. Returns the StructuredOp.
+    the rest of the docstring is generated. ``inplace=False`` defines no inplace variant (where PyTorch has
+    none, e.g. ``logaddexp``). Returns the StructuredOp.
 
     Raises:
         ValueError: an op named ``name`` exists already.
     """
     cp_name = cupy or ufunc.__name__
     meta = binary_ufunc_meta(name, ufunc, alpha=alpha)
-    summary = elementwise_doc(name, doc, f"np.{ufunc.__name__}", extra=_ALPHA_DOC if alpha else "")
+    summary = elementwise_doc(name, doc, f"np.{ufunc.__name__}", inplace=inplace, extra=_ALPHA_DOC if alpha else "")
     kernel: Callable[..., None]
     if alpha:
 
@@ -244,7 +262,7 @@ def binary_ufunc(name: str, ufunc: np.ufunc, *, doc: str, alpha: bool = False, c
             )
 
     kernel.__name__ = kernel.__qualname__ = f"{name}_kernel"
-    return _define(name, meta, summary, kernel)
+    return _define(name, meta, summary, kernel, inplace=inplace)
 
 
 def _exact_int_operands(array: Any, value: int) -> tuple[Any, Any]:

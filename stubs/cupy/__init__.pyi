@@ -156,6 +156,15 @@ def flip(a: Any, axis: Any = ...) -> ndarray: ...
 def divmod(x1: Any, x2: Any, /) -> tuple[ndarray, ndarray]: ...
 def take(a: Any, indices: Any, axis: int | None = ..., out: Any = ...) -> ndarray: ...
 def take_along_axis(a: Any, indices: Any, axis: int | None) -> ndarray: ...
+def cumsum(a: Any, axis: int | None = ..., dtype: Any = ..., out: Any = ...) -> ndarray: ...
+def cumprod(a: Any, axis: int | None = ..., dtype: Any = ..., out: Any = ...) -> ndarray: ...
+def diff(a: Any, n: int = ..., axis: int = ..., prepend: Any = ..., append: Any = ...) -> ndarray: ...
+def tril(m: Any, k: int = ...) -> ndarray: ...
+def triu(m: Any, k: int = ...) -> ndarray: ...
+def roll(a: Any, shift: Any, axis: Any = ...) -> ndarray: ...
+def count_nonzero(a: Any, axis: Any = ...) -> Any: ...
+def argsort(a: Any, axis: int | None = ..., kind: str | None = ...) -> ndarray: ...
+def tensordot(a: Any, b: Any, axes: Any = ...) -> ndarray: ...
 
 add: ufunc
 subtract: ufunc
@@ -173,6 +182,34 @@ sqrt: ufunc
 sin: ufunc
 cos: ufunc
 tanh: ufunc
+floor: ufunc
+ceil: ufunc
+sign: ufunc
+square: ufunc
+reciprocal: ufunc
+log1p: ufunc
+expm1: ufunc
+log2: ufunc
+log10: ufunc
+isnan: ufunc
+isinf: ufunc
+signbit: ufunc
+tan: ufunc
+arcsin: ufunc
+arccos: ufunc
+arctan: ufunc
+arctan2: ufunc
+sinh: ufunc
+cosh: ufunc
+arcsinh: ufunc
+arccosh: ufunc
+arctanh: ufunc
+hypot: ufunc
+copysign: ufunc
+logaddexp: ufunc
+float_power: ufunc
+fmod: ufunc
+nextafter: ufunc
 trunc: ufunc
 isfinite: ufunc
 maximum: ufunc
