@@ -8,6 +8,7 @@ dtypes, creation functions, and every op in its functional (``add``), inplace (`
 from devtensor import cpu, cuda, kernel_signatures  # device bindings, typed kernel registration
 from devtensor import kernels as _kernels  # defines the built-in ops
 from devtensor import library as library  # custom ops, out-of-tree backends, overrides, check
+from devtensor import random as random  # random numbers: generators and sampling
 from devtensor._generated_ops import *
 from devtensor._generated_ops import __all__ as _ops_all
 from devtensor.creation import (
@@ -57,6 +58,16 @@ from devtensor.errors import (
     ScalarOverflowError,
     ShapeError,
 )
+from devtensor.generator import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from devtensor.random import bernoulli, normal, rand, randint, randn, randperm, uniform
 from devtensor.ranges import arange, linspace
 from devtensor.serialization import load, save
 from devtensor.tensor import Tensor
@@ -75,6 +86,7 @@ __all__ = [
     "DeviceUnavailableError",
     "DevtensorError",
     "DispatchKey",
+    "Generator",
     "MemoryOverlapError",
     "MetaTensor",
     "NoDataError",
@@ -117,5 +129,19 @@ __all__ = [
     "uint64",
     "zeros",
     "zeros_like",
+    # random numbers (devtensor.random)
+    "bernoulli",
+    "default_generator",
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "normal",
+    "rand",
+    "randint",
+    "randn",
+    "randperm",
+    "seed",
+    "set_rng_state",
+    "uniform",
     *_ops_all,
 ]

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from devtensor.dtypes import DTypeLike, Scalar
+from devtensor.generator import Generator
 from devtensor.structured import variant as _variant
 from devtensor.tensor import Tensor, TensorOrScalar
 from devtensor.views import view_variant as _view_variant
@@ -25,6 +26,7 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "bernoulli_",
     "bmm",
     "broadcast_to",
     "cat",
@@ -75,16 +77,19 @@ __all__ = [
     "mm",
     "mul",
     "mul_",
+    "multinomial",
     "ne",
     "ne_",
     "neg",
     "neg_",
+    "normal_",
     "one_hot",
     "outer",
     "permute",
     "pow",
     "pow_",
     "prod",
+    "random_",
     "relu",
     "relu_",
     "remainder",
@@ -107,6 +112,7 @@ __all__ = [
     "tanh",
     "tanh_",
     "transpose",
+    "uniform_",
     "unsqueeze",
     "upsample_nearest1d",
     "var",
@@ -211,6 +217,11 @@ if TYPE_CHECKING:
     def one_hot(self: Tensor, num_classes: int = -1, *, out: Tensor | None = None) -> Tensor: ...
     def cross_entropy(input: Tensor, target: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def upsample_nearest1d(self: Tensor, output_size: int | Sequence[int] | None = None, scale_factor: float | None = None, *, out: Tensor | None = None) -> Tensor: ...
+    def uniform_(self: _T, from_: float = 0.0, to: float = 1.0, *, generator: Generator | None = None) -> _T: ...
+    def normal_(self: _T, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None) -> _T: ...
+    def random_(self: _T, from_: int = 0, to: int | None = None, *, generator: Generator | None = None) -> _T: ...
+    def bernoulli_(self: _T, p: TensorOrScalar = 0.5, *, generator: Generator | None = None) -> _T: ...
+    def multinomial(self: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor: ...
     def clone(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def flip(self: Tensor, dims: int | Sequence[int], *, out: Tensor | None = None) -> Tensor: ...
     def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor: ...
@@ -312,6 +323,11 @@ else:
     one_hot = _variant('one_hot', 'functional')
     cross_entropy = _variant('cross_entropy', 'functional')
     upsample_nearest1d = _variant('upsample_nearest1d', 'functional')
+    uniform_ = _variant('uniform', 'inplace')
+    normal_ = _variant('normal', 'inplace')
+    random_ = _variant('random', 'inplace')
+    bernoulli_ = _variant('bernoulli', 'inplace')
+    multinomial = _variant('multinomial', 'functional')
     clone = _variant('clone', 'functional')
     flip = _variant('flip', 'functional')
     cat = _variant('cat', 'functional')

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from devtensor.dtypes import DTypeLike, Scalar
+from devtensor.generator import Generator
 from devtensor.structured import binding_attr
 from devtensor.tensor import Tensor, TensorOrScalar
 from devtensor.typed import CPUTensor
@@ -29,6 +30,7 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "bernoulli_",
     "bmm",
     "cat",
     "clamp",
@@ -74,15 +76,18 @@ __all__ = [
     "mm",
     "mul",
     "mul_",
+    "multinomial",
     "ne",
     "ne_",
     "neg",
     "neg_",
+    "normal_",
     "one_hot",
     "outer",
     "pow",
     "pow_",
     "prod",
+    "random_",
     "relu",
     "relu_",
     "remainder",
@@ -101,6 +106,7 @@ __all__ = [
     "sum",
     "tanh",
     "tanh_",
+    "uniform_",
     "upsample_nearest1d",
     "var",
     "where",
@@ -191,6 +197,11 @@ if TYPE_CHECKING:
     def one_hot(self: CPUTensor, num_classes: int = -1, *, out: CPUTensor | None = None) -> CPUTensor: ...
     def cross_entropy(input: CPUTensor, target: CPUTensor, *, out: CPUTensor | None = None) -> CPUTensor: ...
     def upsample_nearest1d(self: CPUTensor, output_size: int | Sequence[int] | None = None, scale_factor: float | None = None, *, out: CPUTensor | None = None) -> CPUTensor: ...
+    def uniform_(self: CPUTensor, from_: float = 0.0, to: float = 1.0, *, generator: Generator | None = None) -> CPUTensor: ...
+    def normal_(self: CPUTensor, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None) -> CPUTensor: ...
+    def random_(self: CPUTensor, from_: int = 0, to: int | None = None, *, generator: Generator | None = None) -> CPUTensor: ...
+    def bernoulli_(self: CPUTensor, p: CPUTensor | Scalar = 0.5, *, generator: Generator | None = None) -> CPUTensor: ...
+    def multinomial(self: CPUTensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None, out: CPUTensor | None = None) -> CPUTensor: ...
     def clone(self: CPUTensor, *, out: CPUTensor | None = None) -> CPUTensor: ...
     def flip(self: CPUTensor, dims: int | Sequence[int], *, out: CPUTensor | None = None) -> CPUTensor: ...
     def cat(tensors: Sequence[CPUTensor], dim: int = 0, *, out: CPUTensor | None = None) -> CPUTensor: ...
@@ -203,4 +214,4 @@ else:
         return binding_attr('cpu', name)
 
 
-del DTypeLike, Literal, Sequence, Tensor, TensorOrScalar  # names the copied annotations may use
+del DTypeLike, Generator, Literal, Sequence, Tensor, TensorOrScalar  # names the copied annotations may use

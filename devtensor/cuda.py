@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from devtensor.dtypes import DTypeLike, Scalar
+from devtensor.generator import Generator
 from devtensor.structured import binding_attr
 from devtensor.tensor import Tensor, TensorOrScalar
 from devtensor.typed import CUDATensor
@@ -29,6 +30,7 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "bernoulli_",
     "bmm",
     "cat",
     "clamp",
@@ -74,15 +76,18 @@ __all__ = [
     "mm",
     "mul",
     "mul_",
+    "multinomial",
     "ne",
     "ne_",
     "neg",
     "neg_",
+    "normal_",
     "one_hot",
     "outer",
     "pow",
     "pow_",
     "prod",
+    "random_",
     "relu",
     "relu_",
     "remainder",
@@ -101,6 +106,7 @@ __all__ = [
     "sum",
     "tanh",
     "tanh_",
+    "uniform_",
     "upsample_nearest1d",
     "var",
     "where",
@@ -191,6 +197,11 @@ if TYPE_CHECKING:
     def one_hot(self: CUDATensor, num_classes: int = -1, *, out: CUDATensor | None = None) -> CUDATensor: ...
     def cross_entropy(input: CUDATensor, target: CUDATensor, *, out: CUDATensor | None = None) -> CUDATensor: ...
     def upsample_nearest1d(self: CUDATensor, output_size: int | Sequence[int] | None = None, scale_factor: float | None = None, *, out: CUDATensor | None = None) -> CUDATensor: ...
+    def uniform_(self: CUDATensor, from_: float = 0.0, to: float = 1.0, *, generator: Generator | None = None) -> CUDATensor: ...
+    def normal_(self: CUDATensor, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None) -> CUDATensor: ...
+    def random_(self: CUDATensor, from_: int = 0, to: int | None = None, *, generator: Generator | None = None) -> CUDATensor: ...
+    def bernoulli_(self: CUDATensor, p: CUDATensor | Scalar = 0.5, *, generator: Generator | None = None) -> CUDATensor: ...
+    def multinomial(self: CUDATensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None, out: CUDATensor | None = None) -> CUDATensor: ...
     def clone(self: CUDATensor, *, out: CUDATensor | None = None) -> CUDATensor: ...
     def flip(self: CUDATensor, dims: int | Sequence[int], *, out: CUDATensor | None = None) -> CUDATensor: ...
     def cat(tensors: Sequence[CUDATensor], dim: int = 0, *, out: CUDATensor | None = None) -> CUDATensor: ...
@@ -203,4 +214,4 @@ else:
         return binding_attr('cuda', name)
 
 
-del DTypeLike, Literal, Sequence, Tensor, TensorOrScalar  # names the copied annotations may use
+del DTypeLike, Generator, Literal, Sequence, Tensor, TensorOrScalar  # names the copied annotations may use
