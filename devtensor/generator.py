@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import secrets
 import threading
-from typing import Any, Final
+from typing import Any, Final, SupportsIndex
 
 import numpy as np
 
@@ -137,7 +137,7 @@ class Generator:
 
     __slots__ = ("_device", "_initial_seed", "_lock", "_stream")
 
-    def __init__(self, seed: int | None = None, device: DeviceLike = "cpu") -> None:
+    def __init__(self, seed: SupportsIndex | None = None, device: DeviceLike = "cpu") -> None:
         if isinstance(seed, (str, Device)):
             raise ArgumentTypeError(
                 f"Generator: argument 'seed' must be an int or None, got {seed!r}; pass the device by keyword "
@@ -159,7 +159,7 @@ class Generator:
         """The device this generator draws on."""
         return self._device
 
-    def manual_seed(self, seed: int) -> Generator:
+    def manual_seed(self, seed: SupportsIndex) -> Generator:
         """Restart the stream from ``seed`` (range as for the constructor); returns this generator.
 
         Raises:
@@ -260,7 +260,8 @@ _global_seed: list[int | None] = [None]
 
 def default_generator_for(device: Device) -> Generator:
     """The default generator of ``device`` (an indexed cpu or cuda device): ``default_generator`` for the CPU,
-    one per CUDA device (made on first use, from the last :func:`manual_seed`'s seed, or from entropy).
+    one per CUDA device (made on first use, from the last :func:`manual_seed`'s seed, or from entropy; a
+    :func:`manual_seed` makes a new one, so hold the device rather than the CUDA generator object).
 
     Raises:
         NoKernelError (NotImplementedError): a device type without generators.
@@ -284,7 +285,7 @@ def default_generator_for(device: Device) -> Generator:
     return found[1]
 
 
-def manual_seed(seed: int) -> Generator:
+def manual_seed(seed: SupportsIndex) -> Generator:
     """Seed every default generator (the CPU's and each CUDA device's, also those not made yet) with ``seed``;
     returns ``default_generator`` (``torch.manual_seed``).
 
@@ -295,8 +296,9 @@ def manual_seed(seed: int) -> Generator:
     with _defaults_lock:
         _global_seed[0] = s
         default_generator.manual_seed(s)
-        for _, gen in _cuda_defaults.values():
-            gen.manual_seed(s)
+        # The CUDA defaults are remade from ``s`` on their next use (reseeding them here would need CuPy now, and
+        # a device made current): the same values as reseeding them in place.
+        _cuda_defaults.clear()
     return default_generator
 
 
