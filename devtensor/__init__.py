@@ -67,7 +67,18 @@ from devtensor.generator import (
     seed,
     set_rng_state,
 )
-from devtensor.random import bernoulli, normal, rand, randint, randn, randperm, uniform
+from devtensor.random import (
+    bernoulli,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    uniform,
+)
 from devtensor.ranges import arange, linspace
 from devtensor.serialization import load, save
 from devtensor.tensor import Tensor
@@ -137,8 +148,11 @@ __all__ = [
     "manual_seed",
     "normal",
     "rand",
+    "rand_like",
     "randint",
+    "randint_like",
     "randn",
+    "randn_like",
     "randperm",
     "seed",
     "set_rng_state",

@@ -155,6 +155,13 @@ class Generator:
         return _CPUStream(s) if self._device.type == "cpu" else _CUDAStream(s, self._device)
 
     @property
+    def stream(self) -> _CPUStream | _CUDAStream:
+        """The stream the random kernels draw from (for kernels, not users): ``random(shape, dtype)``,
+        ``normal(shape, dtype)``, ``integers(low, high, shape, dtype)``, ``permutation(n)``, each returning an
+        array of the generator's device (call under its device guard, as kernels run)."""
+        return self._stream
+
+    @property
     def device(self) -> Device:
         """The device this generator draws on."""
         return self._device

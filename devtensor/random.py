@@ -53,8 +53,11 @@ __all__ = [
     "multinomial",
     "normal",
     "rand",
+    "rand_like",
     "randint",
+    "randint_like",
     "randn",
+    "randn_like",
     "randperm",
     "seed",
     "set_rng_state",
@@ -291,6 +294,53 @@ def _normal_tensors(
     if out is None:
         return result
     return ops.clone(result, out=out)
+
+
+def _like(op: str, input: object, dtype: Any, device: DeviceLike | None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise ArgumentTypeError(f"{op}: argument 'input' must be a Tensor, got {type(input).__name__}")
+    return empty(
+        input.shape, dtype=input.dtype if dtype is None else dtype, device=input.device if device is None else device
+    )
+
+
+def rand_like(
+    input: Tensor, *, generator: Generator | None = None, dtype: Any = None, device: DeviceLike | None = None
+) -> Tensor:
+    """:func:`rand` of ``input``'s shape, with its dtype and device unless given (``torch.rand_like``; PyTorch's
+    has no ``generator=``, devtensor's does). Raises as :func:`rand` (a non-float dtype is a TypeError)."""
+    return variant("uniform", "inplace")(_like("rand_like", input, dtype, device), 0.0, 1.0, generator=generator)
+
+
+def randn_like(
+    input: Tensor, *, generator: Generator | None = None, dtype: Any = None, device: DeviceLike | None = None
+) -> Tensor:
+    """:func:`randn` of ``input``'s shape, with its dtype and device unless given (``torch.randn_like``)."""
+    return variant("normal", "inplace")(_like("randn_like", input, dtype, device), 0.0, 1.0, generator=generator)
+
+
+def randint_like(
+    input: Tensor,
+    low: int,
+    high: int | None = None,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: DeviceLike | None = None,
+) -> Tensor:
+    """:func:`randint` of ``input``'s shape, with its dtype and device unless given (``torch.randint_like``):
+    ``randint_like(input, high)`` or ``randint_like(input, low, high)``. Raises as :func:`randint`."""
+    lo, hi = (
+        (0, int_arg("randint_like", "high", low))
+        if high is None
+        else (
+            int_arg("randint_like", "low", low),
+            int_arg("randint_like", "high", high),
+        )
+    )
+    if lo >= hi:
+        raise ArgumentValueError(f"randint_like: expects low < high, got low={lo} >= high={hi}")
+    return variant("random", "inplace")(_like("randint_like", input, dtype, device), lo, hi, generator=generator)
 
 
 def bernoulli(

@@ -814,6 +814,51 @@ def _random_ops() -> list[OpSamples]:
             reference=bernoulli_ref,
         ),
         OpSamples(
+            "exponential",
+            (
+                Sample((A((2, 3)), float("inf"))),
+                Sample((A(()), float("inf"))),
+                Sample((A((0, 3)), 1.0)),
+                Sample((S((2, 3)),), {"lambd": float("inf")}),
+            ),
+            "f",
+            reference=full_of(0.0),
+        ),
+        OpSamples(
+            "geometric",
+            (
+                Sample((A((2, 3)), 1.0)),
+                Sample((A((2, 3), "i"), 1.0)),
+                Sample((A((), "i"), 1.0)),
+                Sample((A((0, 3)), 0.5)),
+                Sample((S((2, 3), "i"), 1.0)),
+            ),
+            "if",
+            reference=full_of(1),
+        ),
+        OpSamples(
+            "log_normal",
+            (
+                Sample((A((2, 3)), 0.0, 0.0)),
+                Sample((A(()), 0.0, 0.0)),
+                Sample((A((0, 3)),)),
+                Sample((S((2, 3)),), {"mean": 0.0, "std": 0.0}),
+            ),
+            "f",
+            reference=full_of(1.0),
+        ),
+        OpSamples(
+            "cauchy",
+            (
+                Sample((A((2, 3)), 1.5, 0.0)),
+                Sample((A(()), 1.5, 0.0)),
+                Sample((A((0, 3)),)),
+                Sample((S((2, 3)), 1.5), {"sigma": 0.0}),
+            ),
+            "f",
+            reference=full_of(1.5),
+        ),
+        OpSamples(
             "multinomial",
             (
                 Sample((one_hot_weights, 2, True)),

@@ -23,7 +23,18 @@ from devtensor.tensor import TensorMeta, TensorSpec
 SEEDS = st.integers(min_value=0, max_value=2**64 - 1)
 SHAPES = st.lists(st.integers(min_value=0, max_value=5), min_size=0, max_size=3).map(tuple)
 FLOATS = [dt.float16, dt.float32, dt.float64]
-RANDOM_OPS = ["uniform", "normal", "random", "bernoulli", "multinomial", "randperm"]
+RANDOM_OPS = [
+    "uniform",
+    "normal",
+    "random",
+    "bernoulli",
+    "multinomial",
+    "randperm",
+    "exponential",
+    "geometric",
+    "log_normal",
+    "cauchy",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -270,6 +281,43 @@ def test_randperm_is_a_permutation(seed: int, n: int) -> None:
     np.testing.assert_array_equal(f, p.astype(np.float32))  # the same draws, cast
 
 
+@settings(max_examples=8, deadline=None)
+@given(seed=SEEDS)
+def test_more_samplers_moments(seed: int) -> None:
+    g = dt.Generator(seed)
+    for dtype in FLOATS:
+        e = values(dt.empty(N, dtype=dtype).exponential_(2.0, generator=g)).astype(np.float64)
+        assert e.min() >= 0 and abs(e.mean() - 0.5) < 0.03
+        ln = values(dt.empty(N, dtype=dtype).log_normal_(0.5, 0.25, generator=g)).astype(np.float64)
+        assert ln.min() > 0 and abs(np.log(ln).mean() - 0.5) < 0.02 and abs(np.log(ln).std() - 0.25) < 0.02
+        c = values(dt.empty(N + 1, dtype=dtype).cauchy_(1.0, 2.0, generator=g)).astype(np.float64)
+        assert abs(np.median(c) - 1.0) < 0.15
+        q1, q3 = np.percentile(c, [25, 75])  # the quartiles of Cauchy(m, s) are m -+ s
+        assert abs(q1 + 1.0) < 0.2 and abs(q3 - 3.0) < 0.2
+    for dtype in (dt.int32, dt.float32):
+        k = values(dt.empty(N, dtype=dtype).geometric_(0.25, generator=g)).astype(np.float64)
+        assert k.min() >= 1 and np.all(k == np.round(k)) and abs(k.mean() - 4.0) < 0.15
+
+
+def test_more_samplers_errors() -> None:
+    t = dt.zeros(3)
+    with pytest.raises(ValueError, match="lambd > 0"):
+        t.exponential_(0.0)
+    with pytest.raises(ValueError, match=r"p in \(0, 1\]"):
+        t.geometric_(0.0)
+    with pytest.raises(ValueError, match="std >= 0"):
+        t.log_normal_(0.0, -1.0)
+    with pytest.raises(ValueError, match="sigma >= 0"):
+        t.cauchy_(0.0, float("nan"))
+    with pytest.raises(TypeError, match="geometric_"):
+        dt.zeros(3, dtype=dt.bool).geometric_(0.5)
+    with pytest.raises(TypeError, match="exponential_"):
+        dt.zeros(3, dtype=dt.int64).exponential_()
+    assert t.version == 0
+    big = values(dt.zeros(1000, dtype=dt.int8).geometric_(1e-6, generator=dt.Generator(0)))
+    assert big.max() == 127  # clipped to the dtype's range
+
+
 # --- dtypes, devices, methods ---------------------------------------------------------------------------------------
 
 
@@ -280,6 +328,24 @@ def test_default_dtypes_and_dtype_argument() -> None:
     assert dt.randperm(3).dtype == dt.int64
     assert dt.rand((2, 3), dtype="float32").shape == (2, 3)
     assert dt.rand().shape == ()
+
+
+def test_like_functions() -> None:
+    x = dt.zeros(2, 3, dtype=dt.float32)
+    g = dt.Generator(0)
+    r = dt.rand_like(x, generator=g)
+    assert r.shape == (2, 3) and r.dtype == dt.float32 and values(r).max() < 1
+    assert dt.randn_like(x, dtype=dt.float64).dtype == dt.float64
+    i = dt.randint_like(x, 3)
+    assert i.dtype == dt.float32 and set(values(i).ravel().tolist()) <= {0.0, 1.0, 2.0}
+    assert set(values(dt.randint_like(dt.zeros(100, dtype=dt.int8), -2, 0)).tolist()) == {-2, -1}
+    assert dt.rand_like(x, device="meta").device.type == "meta"
+    with pytest.raises(ValueError, match="low < high"):
+        dt.randint_like(x, 3, 3)
+    with pytest.raises(TypeError, match="uniform_"):
+        dt.rand_like(dt.zeros(2, dtype=dt.int64))
+    with pytest.raises(TypeError, match="Tensor"):
+        dt.rand_like(np.zeros(2))  # type: ignore[arg-type]
 
 
 def test_float16_rand_never_reaches_one() -> None:

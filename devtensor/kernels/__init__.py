@@ -5,6 +5,6 @@ Importing this package defines every built-in op (and attaches the Tensor method
 
 # The backends first: they register the device types ("cuda") the kernels are registered for.
 import devtensor.backends  # noqa: F401
-from devtensor.kernels import elementwise, linalg, nn, operators, random, reductions, shape
+from devtensor.kernels import distributions, elementwise, linalg, nn, operators, random, reductions, shape
 
-__all__ = ["elementwise", "linalg", "nn", "operators", "random", "reductions", "shape"]
+__all__ = ["distributions", "elementwise", "linalg", "nn", "operators", "random", "reductions", "shape"]

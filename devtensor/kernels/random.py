@@ -60,7 +60,7 @@ def check_generator(op: str, generator: object, device: Device) -> None:
         )
 
 
-def _number(op: str, arg: str, value: object) -> float:
+def real_arg(op: str, arg: str, value: object) -> float:
     """``value`` (a Python int or float, or a NumPy real number; not a bool) as a float."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ArgumentTypeError(f"{op}: argument '{arg}' must be a real number, got {type(value).__name__}")
@@ -78,11 +78,12 @@ def _float_self(op: str, self: TensorMeta) -> None:
         )
 
 
-def _stream(generator: Generator | None, device: Device) -> Any:
-    return (generator if generator is not None else default_generator_for(device))._stream
+def stream_for(generator: Generator | None, device: Device) -> Any:
+    """The stream to draw from: ``generator``'s, or that of ``device``'s default generator for None."""
+    return (generator if generator is not None else default_generator_for(device)).stream
 
 
-def _unit(xp: ModuleType, stream: Any, shape: tuple[int, ...], dtype: DType) -> Any:
+def unit_draws(xp: ModuleType, stream: Any, shape: tuple[int, ...], dtype: DType) -> Any:
     """Uniform floats in ``[0, 1)``: float64 draws for a float64 result, float32 draws otherwise; for float16,
     rounded down to its 11 significant bits (so a value never rounds up to 1)."""
     if dtype == _F64:
@@ -119,7 +120,7 @@ def uniform(self: TensorMeta, from_: float = 0.0, to: float = 1.0, *, generator:
     """
     op = "uniform_"
     _float_self(op, self)
-    low, high = _number(op, "from_", from_), _number(op, "to", to)
+    low, high = real_arg(op, "from_", from_), real_arg(op, "to", to)
     if not (math.isfinite(low) and math.isfinite(high)):
         raise ArgumentValueError(f"{op}: the bounds must be finite, got from_={low}, to={high}")
     if low > high:
@@ -139,7 +140,7 @@ def _uniform(
     o = out.array
     if o.size == 0:
         return
-    u = _unit(xp, _stream(generator, self.device), o.shape, o.dtype)
+    u = unit_draws(xp, stream_for(generator, self.device), o.shape, o.dtype)
     low, high = float(from_), float(to)
     if low == 0.0 and high == 1.0:
         o[...] = u
@@ -168,8 +169,8 @@ def normal(self: TensorMeta, mean: float = 0.0, std: float = 1.0, *, generator: 
     """
     op = "normal_"
     _float_self(op, self)
-    _number(op, "mean", mean)
-    s = _number(op, "std", std)
+    real_arg(op, "mean", mean)
+    s = real_arg(op, "std", std)
     if not s >= 0.0:
         raise ArgumentValueError(f"{op}: expects std >= 0.0, got std={s}")
     check_generator(op, generator, self.device)
@@ -181,7 +182,7 @@ def _normal(xp: ModuleType, self: D, mean: float, std: float, *, generator: Gene
     o = out.array
     if o.size == 0:
         return
-    z = _stream(generator, self.device).normal(o.shape, _F64 if o.dtype == _F64 else _F32)
+    z = stream_for(generator, self.device).normal(o.shape, _F64 if o.dtype == _F64 else _F32)
     m, s = float(mean), float(std)
     o[...] = z if (m == 0.0 and s == 1.0) else m + s * z.astype(_F64, copy=False)
 
@@ -266,7 +267,7 @@ def _random(
     if o.size == 0:
         return
     low, high = integer_range("random_", o.dtype, int(from_), None if to is None else int(to))
-    o[...] = draw_integers(_stream(generator, self.device), low, high, o.shape)
+    o[...] = draw_integers(stream_for(generator, self.device), low, high, o.shape)
 
 
 # --- bernoulli_ -------------------------------------------------------------------------------------------
@@ -305,7 +306,7 @@ def bernoulli(self: TensorMeta, p: TensorOrScalar = 0.5, *, generator: Generator
                 f"{list(self.shape)}"
             )
     else:
-        prob = _number(op, "p", p)
+        prob = real_arg(op, "p", p)
         if not 0.0 <= prob <= 1.0:
             raise ArgumentValueError(f"{op}: expects 0 <= p <= 1, got p={prob}")
     check_generator(op, generator, self.device)
@@ -325,7 +326,7 @@ def _bernoulli(xp: ModuleType, self: D, p: D | Scalar, *, generator: Generator |
         probs = float(p)  # type: ignore[arg-type]  # (a real number: the meta function checked it)
     if o.size == 0:
         return
-    u = _stream(generator, self.device).random(o.shape, _F64)
+    u = stream_for(generator, self.device).random(o.shape, _F64)
     o[...] = u < probs
 
 
@@ -390,7 +391,7 @@ def _multinomial(
         )
     if rows == 0:
         return
-    stream = _stream(generator, self.device)
+    stream = stream_for(generator, self.device)
     u = stream.random((rows, num_samples if replacement else k), _F64)
     if replacement:
         cdf = xp.cumsum(w, axis=1)
@@ -437,4 +438,4 @@ def randperm(self: TensorMeta, *, generator: Generator | None = None) -> TensorS
 def _randperm(xp: ModuleType, self: D, *, generator: Generator | None, out: ConstOut[D]) -> None:
     o = out.array
     if o.size:
-        o[...] = _stream(generator, self.device).permutation(o.shape[0])
+        o[...] = stream_for(generator, self.device).permutation(o.shape[0])
