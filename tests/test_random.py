@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import devtensor as dt
 from devtensor import library
-from devtensor.structured import GENERATOR, get_op, schema_from_meta
+from devtensor.structured import GENERATOR, get_op, remove_op, schema_from_meta
 from devtensor.tensor import TensorMeta, TensorSpec
 
 SEEDS = st.integers(min_value=0, max_value=2**64 - 1)
@@ -663,3 +663,30 @@ def test_manual_seed_needs_no_cuda_and_reseeds_cuda_defaults_on_next_use(fake_cu
         dt.manual_seed(10)
     finally:
         sys.modules["cupy"] = fake_cupy
+
+
+def test_a_custom_op_can_take_a_generator() -> None:
+    from devtensor.generator import default_generator_for
+    from devtensor.kernels.random import check_generator
+
+    def noise(self: TensorMeta, scale: float = 1.0, *, generator: dt.Generator | None = None) -> TensorSpec:
+        check_generator("noise", generator, self.device)
+        return self.shape, self.dtype
+
+    op = library.custom_op("test_random_noise", inplace=True)(noise)
+    try:
+
+        @op.impl("cpu")
+        def _(self: Any, scale: float, *, generator: dt.Generator | None, out: Any) -> None:
+            gen = generator if generator is not None else default_generator_for(self.device)
+            out.array[...] = scale * gen.stream.normal(out.array.shape, np.float64)
+
+        assert op.schema.params[-1].category == GENERATOR
+        a = values(op.functional(dt.zeros(4), 2.0, generator=dt.Generator(3)))
+        assert op.inplace is not None
+        b = op.inplace(dt.zeros(4), 2.0, generator=dt.Generator(3))
+        np.testing.assert_array_equal(values(b), a)
+        with pytest.raises(TypeError, match="generator"):
+            op.functional(dt.zeros(4), generator=1)
+    finally:
+        remove_op("test_random_noise")
