@@ -295,7 +295,12 @@ def from_dlpack(obj: Any) -> Tensor:
     )
 
 
-def _size(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
+def size_arg(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
+    """The shape given as ``*size`` (ints, or one sequence of ints) to a factory ``op`` (``empty``, ``rand``, …).
+
+    Raises:
+        ArgumentTypeError (TypeError): a non-int size.  ArgumentValueError (ValueError): a negative one.
+    """
     # One sequence (list, tuple, 1-d array) is the whole shape; an int by __index__ (a NumPy integer, a 0-d
     # integer array) is one dimension, as NumPy takes it.
     if (
@@ -308,7 +313,12 @@ def _size(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
     return shape_tuple(op, "size", size)
 
 
-def _filled(op: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: Scalar | None) -> Tensor:
+def filled(op: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: Scalar | None) -> Tensor:
+    """A new tensor of ``shape``, ``dtype`` on ``device``, filled with ``fill`` (uninitialised for None).
+
+    Raises:
+        ValueError: more bytes than an array can address.  OutOfMemoryError (MemoryError): names ``op``.
+    """
     backend: Backend = backend_for(device)
     if not backend.has_data:  # nothing is allocated, so no allocator checks the size: check it here
         check_allocation_size(op, shape, dtype)
@@ -337,8 +347,8 @@ def empty(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Te
             device, meta included).
         OutOfMemoryError (MemoryError): the memory is not available; names the op, shape, dtype and bytes.
     """
-    shape = _size("empty", size)
-    return _filled(
+    shape = size_arg("empty", size)
+    return filled(
         "empty",
         shape,
         optional_dtype("empty", dtype) or _DEFAULT_FLOAT,
@@ -349,8 +359,8 @@ def empty(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Te
 
 def zeros(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
     """A tensor of shape ``size`` filled with 0 (dtype default float64). Raises as :func:`empty`."""
-    shape = _size("zeros", size)
-    return _filled(
+    shape = size_arg("zeros", size)
+    return filled(
         "zeros",
         shape,
         optional_dtype("zeros", dtype) or _DEFAULT_FLOAT,
@@ -361,8 +371,8 @@ def zeros(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Te
 
 def ones(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
     """A tensor of shape ``size`` filled with 1 (dtype default float64). Raises as :func:`empty`."""
-    shape = _size("ones", size)
-    return _filled(
+    shape = size_arg("ones", size)
+    return filled(
         "ones",
         shape,
         optional_dtype("ones", dtype) or _DEFAULT_FLOAT,
@@ -406,7 +416,7 @@ def full(
     shape = shape_tuple("full", "size", (size,) if as_index(size) is not None else size)  # type: ignore[arg-type]  # any input
     dt = optional_dtype("full", dtype) or _fill_dtype("full", fill_value)
     _check_fill("full", fill_value, dt)
-    return _filled("full", shape, dt, as_device(device, op="full"), fill_value)
+    return filled("full", shape, dt, as_device(device, op="full"), fill_value)
 
 
 def _check_fill(op: str, value: object, dtype: DType) -> None:
@@ -424,19 +434,19 @@ def _like(op: str, t: object, dtype: Any, device: DeviceLike | None) -> tuple[tu
 def empty_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
     """An uninitialised tensor with ``input``'s shape (and its dtype and device unless given)."""
     shape, dt, dev = _like("empty_like", input, dtype, device)
-    return _filled("empty_like", shape, dt, dev, None)
+    return filled("empty_like", shape, dt, dev, None)
 
 
 def zeros_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
     """Zeros with ``input``'s shape (and its dtype and device unless given)."""
     shape, dt, dev = _like("zeros_like", input, dtype, device)
-    return _filled("zeros_like", shape, dt, dev, 0)
+    return filled("zeros_like", shape, dt, dev, 0)
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
     """Ones with ``input``'s shape (and its dtype and device unless given)."""
     shape, dt, dev = _like("ones_like", input, dtype, device)
-    return _filled("ones_like", shape, dt, dev, 1)
+    return filled("ones_like", shape, dt, dev, 1)
 
 
 def full_like(
@@ -450,7 +460,7 @@ def full_like(
     representable in the dtype. Raises as :func:`full`, and ArgumentTypeError when ``input`` is no Tensor."""
     shape, dt, dev = _like("full_like", input, dtype, device)
     _check_fill("full_like", fill_value, dt)
-    return _filled("full_like", shape, dt, dev, fill_value)
+    return filled("full_like", shape, dt, dev, fill_value)
 
 
 def _rebuild(array: np.ndarray[Any, Any], device: str) -> Tensor:

@@ -27,8 +27,9 @@ from typing import Any, overload
 
 import numpy as np
 
-from devtensor.creation import _size, empty, optional_dtype
-from devtensor.device import Device, DeviceLike, as_index
+from devtensor.creation import filled, optional_dtype, size_arg
+from devtensor.device import DeviceLike, as_device, as_index
+from devtensor.dtypes import to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError
 from devtensor.generator import (
     Generator,
@@ -82,17 +83,17 @@ def _target(
     ``out`` (which the out rules resize, with their warning and refusals).
     """
     if out is None:
-        return empty(shape, dtype=default if dtype is None else dtype, device=device), None
+        return filled(op, shape, optional_dtype(op, dtype) or default, as_device(device, op=op), None), None
     if not isinstance(out, Tensor):
         raise ArgumentTypeError(f"{op}: argument 'out' must be a Tensor, got {type(out).__name__}")
     wanted = optional_dtype(op, dtype)
     if wanted is not None and wanted != out.dtype:
         raise ArgumentTypeError(f"{op}: dtype {wanted.name} does not match the dtype of out ({out.dtype.name})")
-    if device is not None and Device(device).resolved() != out.device:
-        raise DeviceMismatchError(f"{op}: device {Device(device)} does not match the device of out ({out.device})")
+    if device is not None and as_device(device, op=op).resolved() != out.device:
+        raise DeviceMismatchError(f"{op}: device {device} does not match the device of out ({out.device})")
     if out.shape == shape:
         return out, None
-    return empty(shape, dtype=out.dtype, device=out.device), out
+    return filled(op, shape, out.dtype, out.device, None), out
 
 
 def _run(name: str, target: Tensor, resize: Tensor | None, *args: Any, generator: Generator | None) -> Tensor:
@@ -119,7 +120,7 @@ def rand(
             out's. ArgumentValueError (ValueError): a negative size.
         DeviceMismatchError (ValueError): a generator or out on another device than ``device``.
     """
-    target, resize = _target("rand", _size("rand", size), dtype, device, out, _FLOAT64)
+    target, resize = _target("rand", size_arg("rand", size), dtype, device, out, _FLOAT64)
     return _run("uniform", target, resize, 0.0, 1.0, generator=generator)
 
 
@@ -132,7 +133,7 @@ def randn(
 ) -> Tensor:
     """Values drawn from the standard normal distribution in a tensor of shape ``size`` (``torch.randn``):
     ``empty`` then ``normal_``. Arguments, dtypes, devices and errors as :func:`rand`."""
-    target, resize = _target("randn", _size("randn", size), dtype, device, out, _FLOAT64)
+    target, resize = _target("randn", size_arg("randn", size), dtype, device, out, _FLOAT64)
     return _run("normal", target, resize, 0.0, 1.0, generator=generator)
 
 
@@ -153,7 +154,7 @@ def uniform(
     Raises:
         ArgumentValueError (ValueError): ``from_ > to``, a bound not finite; the errors of :func:`rand`.
     """
-    target, resize = _target("uniform", _size("uniform", (size,)), dtype, device, out, _FLOAT64)
+    target, resize = _target("uniform", size_arg("uniform", (size,)), dtype, device, out, _FLOAT64)
     return _run("uniform", target, resize, from_, to, generator=generator)
 
 
@@ -214,7 +215,7 @@ def randint(
         raise ArgumentTypeError("randint: missing argument 'high' (randint(low, high, size))")
     else:
         lo, hi, shape = int_arg("randint", "low", low), int_arg("randint", "high", high), size
-    target, resize = _target("randint", _size("randint", (shape,)), dtype, device, out, _INT64)
+    target, resize = _target("randint", size_arg("randint", (shape,)), dtype, device, out, _INT64)
     if lo >= hi:  # (random_ also checks; named for randint's arguments here)
         raise ArgumentValueError(f"randint: expects low < high, got low={lo} >= high={hi}")
     return _run("random", target, resize, lo, hi, generator=generator)
@@ -248,7 +249,7 @@ def normal(
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
         if size is None:
             raise ArgumentTypeError("normal: with numbers for mean and std, pass 'size' (normal(mean, std, size))")
-        target, resize = _target("normal", _size("normal", (size,)), dtype, device, out, _FLOAT64)
+        target, resize = _target("normal", size_arg("normal", (size,)), dtype, device, out, _FLOAT64)
         return _run("normal", target, resize, mean, std, generator=generator)
     return _normal_tensors(mean, std, size, dtype, device, generator, out)
 
@@ -288,7 +289,7 @@ def _normal_tensors(
     elif not std >= 0:
         raise ArgumentValueError(f"{op}: expects std >= 0.0, got std={std}")
     # Drawn into a new tensor, then copied into out (out rules there): mean or std may be out itself.
-    result = empty(shape, dtype=result_dtype, device=tensors[0].device)
+    result = filled(op, shape, result_dtype, tensors[0].device, None)
     ops.normal_(result, 0.0, 1.0, generator=generator)
     result.mul_(std).add_(mean)
     if out is None:
@@ -299,8 +300,12 @@ def _normal_tensors(
 def _like(op: str, input: object, dtype: Any, device: DeviceLike | None) -> Tensor:
     if not isinstance(input, Tensor):
         raise ArgumentTypeError(f"{op}: argument 'input' must be a Tensor, got {type(input).__name__}")
-    return empty(
-        input.shape, dtype=input.dtype if dtype is None else dtype, device=input.device if device is None else device
+    return filled(
+        op,
+        input.shape,
+        input.dtype if dtype is None else to_dtype(dtype, op=op),
+        input.device if device is None else as_device(device, op=op),
+        None,
     )
 
 

@@ -36,6 +36,7 @@ _F32: Final = np.dtype(np.float32)
 _F64: Final = np.dtype(np.float64)
 _INT64: Final = np.dtype(np.int64)
 _UINT64: Final = np.dtype(np.uint64)
+_FLOAT_MAX: Final = {d: float(np.finfo(d).max) for d in (_F16, _F32, _F64)}
 
 
 # --- shared checks and draws ------------------------------------------------------------------------------
@@ -125,10 +126,9 @@ def uniform(self: TensorMeta, from_: float = 0.0, to: float = 1.0, *, generator:
         raise ArgumentValueError(f"{op}: the bounds must be finite, got from_={low}, to={high}")
     if low > high:
         raise ArgumentValueError(f"{op}: expects from_ <= to, got from_={low} > to={high}")
-    if high - low > float(np.finfo(self.dtype).max):
-        raise ArgumentValueError(
-            f"{op}: to - from_ = {high - low} is beyond the largest {self.dtype.name} ({np.finfo(self.dtype).max})"
-        )
+    largest = _FLOAT_MAX.get(self.dtype) or float(np.finfo(self.dtype).max)
+    if high - low > largest:
+        raise ArgumentValueError(f"{op}: to - from_ = {high - low} is beyond the largest {self.dtype.name} ({largest})")
     check_generator(op, generator, self.device)
     return self.shape, self.dtype
 
