@@ -271,6 +271,13 @@ def test_multinomial_without_replacement_follows_the_weights() -> None:
     assert abs(np.mean(firsts) - 0.9) < 0.05
 
 
+def test_multinomial_never_draws_a_zero_weight_over_many_rows() -> None:
+    w = dt.tensor(np.tile([1.0, 2.0, 0.0, 0.0], (3000, 1)))
+    s = values(dt.multinomial(w, 50, True, generator=dt.Generator(0)))
+    counts = np.bincount(s.ravel(), minlength=4) / s.size
+    assert counts[2] == 0 and counts[3] == 0 and abs(counts[1] - 2 / 3) < 0.01
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=SEEDS, n=st.integers(0, 50))
 def test_randperm_is_a_permutation(seed: int, n: int) -> None:

@@ -400,7 +400,10 @@ def _multinomial(
         # Row r's cumulative weights shifted to [r, r + 1]: one sorted array, one search for every row.
         found = xp.searchsorted((cdf + offsets).reshape(-1), (u + offsets).reshape(-1), side="right")
         idx = found.reshape(rows, num_samples) - xp.arange(rows, dtype=_INT64)[:, None] * k
-        result = xp.minimum(idx, k - 1)
+        # u + r may round up to r + 1 for a large row index r: k then; that is the row's last non-zero category
+        # (a zero weight is otherwise never found: its interval is empty).
+        last = (k - 1) - xp.argmax(w[:, ::-1] > 0, axis=1)
+        result = xp.minimum(idx, last[:, None])
     else:
         with np.errstate(divide="ignore"):
             keys = xp.where(w > 0, -xp.log1p(-u) / xp.where(w > 0, w, 1.0), np.inf)
