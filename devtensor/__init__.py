@@ -9,6 +9,7 @@ from devtensor import cpu, cuda, kernel_signatures  # device bindings, typed ker
 from devtensor import kernels as _kernels  # defines the built-in ops
 from devtensor import library as library  # custom ops, out-of-tree backends, overrides, check
 from devtensor import numpy_protocols as _numpy_protocols  # NEP 13/18: NumPy ufuncs and functions on tensors
+from devtensor import random as random  # random numbers: generators and sampling
 from devtensor._generated_ops import *
 from devtensor._generated_ops import __all__ as _ops_all
 from devtensor.creation import (
@@ -59,7 +60,28 @@ from devtensor.errors import (
     ScalarOverflowError,
     ShapeError,
 )
+from devtensor.generator import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 from devtensor.printing import get_printoptions, printoptions, set_printoptions
+from devtensor.random import (
+    bernoulli,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    uniform,
+)
 from devtensor.ranges import arange, linspace
 from devtensor.serialization import load, save
 from devtensor.tensor import Tensor
@@ -78,6 +100,7 @@ __all__ = [
     "DeviceUnavailableError",
     "DevtensorError",
     "DispatchKey",
+    "Generator",
     "MemoryOverlapError",
     "MetaTensor",
     "NoDataError",
@@ -124,5 +147,22 @@ __all__ = [
     "uint64",
     "zeros",
     "zeros_like",
+    # random numbers (devtensor.random)
+    "bernoulli",
+    "default_generator",
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "normal",
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "randperm",
+    "seed",
+    "set_rng_state",
+    "uniform",
     *_ops_all,
 ]

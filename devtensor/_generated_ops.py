@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from devtensor.dtypes import DTypeLike, Scalar
+from devtensor.generator import Generator
 from devtensor.structured import variant as _variant
 from devtensor.tensor import Tensor, TensorOrScalar
 from devtensor.views import view_variant as _view_variant
@@ -40,6 +41,7 @@ __all__ = [
     "atan_",
     "atanh",
     "atanh_",
+    "bernoulli_",
     "bitwise_and",
     "bitwise_and_",
     "bitwise_left_shift",
@@ -55,6 +57,7 @@ __all__ = [
     "bmm",
     "broadcast_to",
     "cat",
+    "cauchy_",
     "ceil",
     "ceil_",
     "chunk",
@@ -87,6 +90,7 @@ __all__ = [
     "expand",
     "expm1",
     "expm1_",
+    "exponential_",
     "flatten",
     "flip",
     "float_power",
@@ -98,6 +102,7 @@ __all__ = [
     "gather",
     "ge",
     "ge_",
+    "geometric_",
     "gt",
     "gt_",
     "hypot",
@@ -117,6 +122,7 @@ __all__ = [
     "log2",
     "log2_",
     "log_",
+    "log_normal_",
     "log_softmax",
     "logaddexp",
     "logical_and",
@@ -139,12 +145,14 @@ __all__ = [
     "mm",
     "mul",
     "mul_",
+    "multinomial",
     "ne",
     "ne_",
     "neg",
     "neg_",
     "nextafter",
     "nextafter_",
+    "normal_",
     "one_hot",
     "outer",
     "permute",
@@ -153,6 +161,7 @@ __all__ = [
     "pow",
     "pow_",
     "prod",
+    "random_",
     "real",
     "reciprocal",
     "reciprocal_",
@@ -199,6 +208,7 @@ __all__ = [
     "triu_",
     "trunc",
     "trunc_",
+    "uniform_",
     "unsqueeze",
     "upsample_nearest1d",
     "var",
@@ -297,6 +307,15 @@ if TYPE_CHECKING:
     def conj_(self: _T) -> _T: ...
     def real(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def imag(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def uniform_(self: _T, from_: float = 0.0, to: float = 1.0, *, generator: Generator | None = None) -> _T: ...
+    def normal_(self: _T, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None) -> _T: ...
+    def random_(self: _T, from_: int = 0, to: int | None = None, *, generator: Generator | None = None) -> _T: ...
+    def bernoulli_(self: _T, p: TensorOrScalar = 0.5, *, generator: Generator | None = None) -> _T: ...
+    def multinomial(self: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor: ...
+    def exponential_(self: _T, lambd: float = 1.0, *, generator: Generator | None = None) -> _T: ...
+    def geometric_(self: _T, p: float, *, generator: Generator | None = None) -> _T: ...
+    def log_normal_(self: _T, mean: float = 1.0, std: float = 2.0, *, generator: Generator | None = None) -> _T: ...
+    def cauchy_(self: _T, median: float = 0.0, sigma: float = 1.0, *, generator: Generator | None = None) -> _T: ...
     def tril(self: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
     def tril_(self: _T, diagonal: int = 0) -> _T: ...
     def triu(self: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
@@ -490,6 +509,15 @@ else:
     conj_ = _variant('conj', 'inplace')
     real = _variant('real', 'functional')
     imag = _variant('imag', 'functional')
+    uniform_ = _variant('uniform', 'inplace')
+    normal_ = _variant('normal', 'inplace')
+    random_ = _variant('random', 'inplace')
+    bernoulli_ = _variant('bernoulli', 'inplace')
+    multinomial = _variant('multinomial', 'functional')
+    exponential_ = _variant('exponential', 'inplace')
+    geometric_ = _variant('geometric', 'inplace')
+    log_normal_ = _variant('log_normal', 'inplace')
+    cauchy_ = _variant('cauchy', 'inplace')
     tril = _variant('tril', 'functional')
     tril_ = _variant('tril', 'inplace')
     triu = _variant('triu', 'functional')

@@ -371,7 +371,12 @@ def _import_error(x: Any, error: Exception) -> ArgumentTypeError:
     return ArgumentTypeError(f"from_dlpack: cannot import a {type(x).__name__}{dtype}: {error}")
 
 
-def _size(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
+def size_arg(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
+    """The shape given as ``*size`` (ints, or one sequence of ints) to a factory ``op`` (``empty``, ``rand``, …).
+
+    Raises:
+        ArgumentTypeError (TypeError): a non-int size.  ArgumentValueError (ValueError): a negative one.
+    """
     # One sequence (list, tuple, 1-d array) is the whole shape; an int by __index__ (a NumPy integer, a 0-d
     # integer array) is one dimension, as NumPy takes it.
     if (
@@ -384,7 +389,12 @@ def _size(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
     return shape_tuple(op, "size", size)
 
 
-def _filled(op: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: Scalar | None) -> Tensor:
+def filled(op: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: Scalar | None) -> Tensor:
+    """A new tensor of ``shape``, ``dtype`` on ``device``, filled with ``fill`` (uninitialised for None).
+
+    Raises:
+        ValueError: more bytes than an array can address.  OutOfMemoryError (MemoryError): names ``op``.
+    """
     backend: Backend = backend_for(device)
     if not backend.has_data:  # nothing is allocated, so no allocator checks the size: check it here
         check_allocation_size(op, shape, dtype)
@@ -413,8 +423,8 @@ def empty(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Te
             device, meta included).
         OutOfMemoryError (MemoryError): the memory is not available; names the op, shape, dtype and bytes.
     """
-    shape = _size("empty", size)
-    return _filled(
+    shape = size_arg("empty", size)
+    return filled(
         "empty",
         shape,
         optional_dtype("empty", dtype) or _DEFAULT_FLOAT,
@@ -425,8 +435,8 @@ def empty(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Te
 
 def zeros(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
     """A tensor of shape ``size`` filled with 0 (dtype default float64). Raises as :func:`empty`."""
-    shape = _size("zeros", size)
-    return _filled(
+    shape = size_arg("zeros", size)
+    return filled(
         "zeros",
         shape,
         optional_dtype("zeros", dtype) or _DEFAULT_FLOAT,
@@ -437,8 +447,8 @@ def zeros(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Te
 
 def ones(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
     """A tensor of shape ``size`` filled with 1 (dtype default float64). Raises as :func:`empty`."""
-    shape = _size("ones", size)
-    return _filled(
+    shape = size_arg("ones", size)
+    return filled(
         "ones",
         shape,
         optional_dtype("ones", dtype) or _DEFAULT_FLOAT,
@@ -485,7 +495,7 @@ def full(
     shape = shape_tuple("full", "size", (size,) if as_index(size) is not None else size)  # type: ignore[arg-type]  # any input
     dt = optional_dtype("full", dtype) or _fill_dtype("full", fill_value)
     value = _check_fill("full", fill_value, dt)
-    return _filled("full", shape, dt, as_device(device, op="full"), value)
+    return filled("full", shape, dt, as_device(device, op="full"), value)
 
 
 def _check_fill(op: str, value: object, dtype: DType) -> Scalar:
@@ -505,7 +515,7 @@ def _like(op: str, t: object, dtype: Any, device: DeviceLike | None) -> tuple[tu
 def empty_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
     """An uninitialised tensor with ``input``'s shape (and its dtype and device unless given)."""
     shape, dt, dev = _like("empty_like", input, dtype, device)
-    return _filled("empty_like", shape, dt, dev, None)
+    return filled("empty_like", shape, dt, dev, None)
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
@@ -521,7 +531,7 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: DeviceLike |
     cols = rows if m is None else _dim_size("eye", "m", m)
     dtype_ = optional_dtype("eye", dtype) or _DEFAULT_FLOAT
     dev = as_device(device, op="eye")
-    result = _filled("eye", (rows, cols), dtype_, dev, 0)
+    result = filled("eye", (rows, cols), dtype_, dev, 0)
     if rows and cols and backend_for(dev).has_data:
         # The diagonal as a strided view of the zeros (every cols + 1 elements of the flat matrix), filled with 1.
         diagonal = slice(0, min(rows, cols) * (cols + 1), cols + 1)
@@ -548,13 +558,13 @@ def _dim_size(op: str, arg: str, value: object) -> int:
 def zeros_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
     """Zeros with ``input``'s shape (and its dtype and device unless given)."""
     shape, dt, dev = _like("zeros_like", input, dtype, device)
-    return _filled("zeros_like", shape, dt, dev, 0)
+    return filled("zeros_like", shape, dt, dev, 0)
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
     """Ones with ``input``'s shape (and its dtype and device unless given)."""
     shape, dt, dev = _like("ones_like", input, dtype, device)
-    return _filled("ones_like", shape, dt, dev, 1)
+    return filled("ones_like", shape, dt, dev, 1)
 
 
 def full_like(
@@ -568,7 +578,7 @@ def full_like(
     representable in the dtype. Raises as :func:`full`, and ArgumentTypeError when ``input`` is no Tensor."""
     shape, dt, dev = _like("full_like", input, dtype, device)
     value = _check_fill("full_like", fill_value, dt)
-    return _filled("full_like", shape, dt, dev, value)
+    return filled("full_like", shape, dt, dev, value)
 
 
 def _rebuild(array: np.ndarray[Any, Any], device: str) -> Tensor:

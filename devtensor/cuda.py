@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from devtensor.dtypes import DTypeLike, Scalar
+from devtensor.generator import Generator
 from devtensor.structured import binding_attr
 from devtensor.tensor import Tensor, TensorOrScalar
 from devtensor.typed import CUDATensor
@@ -44,6 +45,7 @@ __all__ = [
     "atan_",
     "atanh",
     "atanh_",
+    "bernoulli_",
     "bitwise_and",
     "bitwise_and_",
     "bitwise_left_shift",
@@ -58,6 +60,7 @@ __all__ = [
     "bitwise_xor_",
     "bmm",
     "cat",
+    "cauchy_",
     "ceil",
     "ceil_",
     "clamp",
@@ -87,6 +90,7 @@ __all__ = [
     "exp_",
     "expm1",
     "expm1_",
+    "exponential_",
     "flip",
     "float_power",
     "float_power_",
@@ -97,6 +101,7 @@ __all__ = [
     "gather",
     "ge",
     "ge_",
+    "geometric_",
     "gt",
     "gt_",
     "hypot",
@@ -116,6 +121,7 @@ __all__ = [
     "log2",
     "log2_",
     "log_",
+    "log_normal_",
     "log_softmax",
     "logaddexp",
     "logical_and",
@@ -138,12 +144,14 @@ __all__ = [
     "mm",
     "mul",
     "mul_",
+    "multinomial",
     "ne",
     "ne_",
     "neg",
     "neg_",
     "nextafter",
     "nextafter_",
+    "normal_",
     "one_hot",
     "outer",
     "positive",
@@ -151,6 +159,7 @@ __all__ = [
     "pow",
     "pow_",
     "prod",
+    "random_",
     "real",
     "reciprocal",
     "reciprocal_",
@@ -193,6 +202,7 @@ __all__ = [
     "triu_",
     "trunc",
     "trunc_",
+    "uniform_",
     "upsample_nearest1d",
     "var",
     "where",
@@ -277,6 +287,15 @@ if TYPE_CHECKING:
     def conj_(self: CUDATensor) -> CUDATensor: ...
     def real(self: CUDATensor, *, out: CUDATensor | None = None) -> CUDATensor: ...
     def imag(self: CUDATensor, *, out: CUDATensor | None = None) -> CUDATensor: ...
+    def uniform_(self: CUDATensor, from_: float = 0.0, to: float = 1.0, *, generator: Generator | None = None) -> CUDATensor: ...
+    def normal_(self: CUDATensor, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None) -> CUDATensor: ...
+    def random_(self: CUDATensor, from_: int = 0, to: int | None = None, *, generator: Generator | None = None) -> CUDATensor: ...
+    def bernoulli_(self: CUDATensor, p: CUDATensor | Scalar = 0.5, *, generator: Generator | None = None) -> CUDATensor: ...
+    def multinomial(self: CUDATensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None, out: CUDATensor | None = None) -> CUDATensor: ...
+    def exponential_(self: CUDATensor, lambd: float = 1.0, *, generator: Generator | None = None) -> CUDATensor: ...
+    def geometric_(self: CUDATensor, p: float, *, generator: Generator | None = None) -> CUDATensor: ...
+    def log_normal_(self: CUDATensor, mean: float = 1.0, std: float = 2.0, *, generator: Generator | None = None) -> CUDATensor: ...
+    def cauchy_(self: CUDATensor, median: float = 0.0, sigma: float = 1.0, *, generator: Generator | None = None) -> CUDATensor: ...
     def tril(self: CUDATensor, diagonal: int = 0, *, out: CUDATensor | None = None) -> CUDATensor: ...
     def tril_(self: CUDATensor, diagonal: int = 0) -> CUDATensor: ...
     def triu(self: CUDATensor, diagonal: int = 0, *, out: CUDATensor | None = None) -> CUDATensor: ...
@@ -387,4 +406,4 @@ else:
         return binding_attr('cuda', name)
 
 
-del DTypeLike, Literal, Sequence, Tensor, TensorOrScalar  # names the copied annotations may use
+del DTypeLike, Generator, Literal, Sequence, Tensor, TensorOrScalar  # names the copied annotations may use

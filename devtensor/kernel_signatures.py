@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final, overload
 
 from devtensor.dtypes import DTypeLike, Scalar
+from devtensor.generator import Generator
 from devtensor.structured import KernelRegistrar
 from devtensor.tensor import Tensor, TensorOrScalar
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
@@ -43,6 +44,7 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "bernoulli",
     "bitwise_and",
     "bitwise_left_shift",
     "bitwise_not",
@@ -51,6 +53,7 @@ __all__ = [
     "bitwise_xor",
     "bmm",
     "cat",
+    "cauchy",
     "ceil",
     "clamp",
     "clone",
@@ -68,12 +71,14 @@ __all__ = [
     "eq",
     "exp",
     "expm1",
+    "exponential",
     "flip",
     "float_power",
     "floor",
     "fmod",
     "gather",
     "ge",
+    "geometric",
     "gt",
     "hypot",
     "imag",
@@ -86,6 +91,7 @@ __all__ = [
     "log10",
     "log1p",
     "log2",
+    "log_normal",
     "log_softmax",
     "logaddexp",
     "logical_and",
@@ -100,14 +106,18 @@ __all__ = [
     "minimum",
     "mm",
     "mul",
+    "multinomial",
     "ne",
     "neg",
     "nextafter",
+    "normal",
     "one_hot",
     "outer",
     "positive",
     "pow",
     "prod",
+    "random",
+    "randperm",
     "real",
     "reciprocal",
     "relu",
@@ -134,6 +144,7 @@ __all__ = [
     "tril",
     "triu",
     "trunc",
+    "uniform",
     "upsample_nearest1d",
     "var",
     "where",
@@ -1515,6 +1526,320 @@ if TYPE_CHECKING:
 
 
     imag: _ImagKernels
+
+
+    class UniformCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``uniform``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, from_: float, to: float, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class UniformCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``uniform``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, from_: float, to: float, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class UniformXPKernel(Protocol[_XP]):
+        """The type of ``uniform``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, from_: float, to: float, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _UniformKernels(KernelRegistrar):
+        """Typed registration of ``uniform``'s impls: ``@uniform.cpu`` / ``@uniform.cuda`` / ``@uniform.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: UniformCPUKernel[_CPU0, _CPU1]) -> UniformCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: UniformCUDAKernel[_CUDA0, _CUDA1]) -> UniformCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: UniformXPKernel[_XP]) -> UniformXPKernel[_XP]: ...
+
+
+    uniform: _UniformKernels
+
+
+    class NormalCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``normal``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, mean: float, std: float, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class NormalCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``normal``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, mean: float, std: float, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class NormalXPKernel(Protocol[_XP]):
+        """The type of ``normal``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, mean: float, std: float, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _NormalKernels(KernelRegistrar):
+        """Typed registration of ``normal``'s impls: ``@normal.cpu`` / ``@normal.cuda`` / ``@normal.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: NormalCPUKernel[_CPU0, _CPU1]) -> NormalCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: NormalCUDAKernel[_CUDA0, _CUDA1]) -> NormalCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: NormalXPKernel[_XP]) -> NormalXPKernel[_XP]: ...
+
+
+    normal: _NormalKernels
+
+
+    class RandomCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``random``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, from_: int, to: int | None, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class RandomCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``random``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, from_: int, to: int | None, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class RandomXPKernel(Protocol[_XP]):
+        """The type of ``random``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, from_: int, to: int | None, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _RandomKernels(KernelRegistrar):
+        """Typed registration of ``random``'s impls: ``@random.cpu`` / ``@random.cuda`` / ``@random.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: RandomCPUKernel[_CPU0, _CPU1]) -> RandomCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: RandomCUDAKernel[_CUDA0, _CUDA1]) -> RandomCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: RandomXPKernel[_XP]) -> RandomXPKernel[_XP]: ...
+
+
+    random: _RandomKernels
+
+
+    class BernoulliCPUKernel(Protocol[_CPU0, _CPUS0, _CPU1]):
+        """The type of ``bernoulli``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, p: _CPUS0 | Scalar, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class BernoulliCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDA1]):
+        """The type of ``bernoulli``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, p: _CUDAS0 | Scalar, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class BernoulliXPKernel(Protocol):
+        """The type of ``bernoulli``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor, p: CPUTensor | Scalar, *, generator: Generator | None, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor, p: CUDATensor | Scalar, *, generator: Generator | None, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _BernoulliKernels(KernelRegistrar):
+        """Typed registration of ``bernoulli``'s impls: ``@bernoulli.cpu`` / ``@bernoulli.cuda`` / ``@bernoulli.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]) -> BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]: ...
+        def cuda(self, fn: BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]) -> BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]: ...
+        def xp(self, fn: BernoulliXPKernel) -> BernoulliXPKernel: ...
+
+
+    bernoulli: _BernoulliKernels
+
+
+    class MultinomialCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``multinomial``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, num_samples: int, replacement: bool, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class MultinomialCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``multinomial``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, num_samples: int, replacement: bool, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class MultinomialXPKernel(Protocol[_XP]):
+        """The type of ``multinomial``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, num_samples: int, replacement: bool, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _MultinomialKernels(KernelRegistrar):
+        """Typed registration of ``multinomial``'s impls: ``@multinomial.cpu`` / ``@multinomial.cuda`` / ``@multinomial.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: MultinomialCPUKernel[_CPU0, _CPU1]) -> MultinomialCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: MultinomialCUDAKernel[_CUDA0, _CUDA1]) -> MultinomialCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: MultinomialXPKernel[_XP]) -> MultinomialXPKernel[_XP]: ...
+
+
+    multinomial: _MultinomialKernels
+
+
+    class RandpermCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``randperm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class RandpermCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``randperm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class RandpermXPKernel(Protocol[_XP]):
+        """The type of ``randperm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _RandpermKernels(KernelRegistrar):
+        """Typed registration of ``randperm``'s impls: ``@randperm.cpu`` / ``@randperm.cuda`` / ``@randperm.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: RandpermCPUKernel[_CPU0, _CPU1]) -> RandpermCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: RandpermCUDAKernel[_CUDA0, _CUDA1]) -> RandpermCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: RandpermXPKernel[_XP]) -> RandpermXPKernel[_XP]: ...
+
+
+    randperm: _RandpermKernels
+
+
+    class ExponentialCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``exponential``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, lambd: float, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ExponentialCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``exponential``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, lambd: float, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ExponentialXPKernel(Protocol[_XP]):
+        """The type of ``exponential``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, lambd: float, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ExponentialKernels(KernelRegistrar):
+        """Typed registration of ``exponential``'s impls: ``@exponential.cpu`` / ``@exponential.cuda`` / ``@exponential.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: ExponentialCPUKernel[_CPU0, _CPU1]) -> ExponentialCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ExponentialCUDAKernel[_CUDA0, _CUDA1]) -> ExponentialCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ExponentialXPKernel[_XP]) -> ExponentialXPKernel[_XP]: ...
+
+
+    exponential: _ExponentialKernels
+
+
+    class GeometricCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``geometric``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, p: float, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class GeometricCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``geometric``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, p: float, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class GeometricXPKernel(Protocol[_XP]):
+        """The type of ``geometric``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, p: float, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _GeometricKernels(KernelRegistrar):
+        """Typed registration of ``geometric``'s impls: ``@geometric.cpu`` / ``@geometric.cuda`` / ``@geometric.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: GeometricCPUKernel[_CPU0, _CPU1]) -> GeometricCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: GeometricCUDAKernel[_CUDA0, _CUDA1]) -> GeometricCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: GeometricXPKernel[_XP]) -> GeometricXPKernel[_XP]: ...
+
+
+    geometric: _GeometricKernels
+
+
+    class LogNormalCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``log_normal``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, mean: float, std: float, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LogNormalCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``log_normal``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, mean: float, std: float, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LogNormalXPKernel(Protocol[_XP]):
+        """The type of ``log_normal``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, mean: float, std: float, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LogNormalKernels(KernelRegistrar):
+        """Typed registration of ``log_normal``'s impls: ``@log_normal.cpu`` / ``@log_normal.cuda`` / ``@log_normal.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LogNormalCPUKernel[_CPU0, _CPU1]) -> LogNormalCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LogNormalCUDAKernel[_CUDA0, _CUDA1]) -> LogNormalCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LogNormalXPKernel[_XP]) -> LogNormalXPKernel[_XP]: ...
+
+
+    log_normal: _LogNormalKernels
+
+
+    class CauchyCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``cauchy``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, median: float, sigma: float, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class CauchyCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``cauchy``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, median: float, sigma: float, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class CauchyXPKernel(Protocol[_XP]):
+        """The type of ``cauchy``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, median: float, sigma: float, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CauchyKernels(KernelRegistrar):
+        """Typed registration of ``cauchy``'s impls: ``@cauchy.cpu`` / ``@cauchy.cuda`` / ``@cauchy.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CauchyCPUKernel[_CPU0, _CPU1]) -> CauchyCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CauchyCUDAKernel[_CUDA0, _CUDA1]) -> CauchyCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: CauchyXPKernel[_XP]) -> CauchyXPKernel[_XP]: ...
+
+
+    cauchy: _CauchyKernels
 
 
     class TrilCPUKernel(Protocol[_CPU0, _CPU1]):
@@ -3786,6 +4111,16 @@ else:
     conj = KernelRegistrar('conj')
     real = KernelRegistrar('real')
     imag = KernelRegistrar('imag')
+    uniform = KernelRegistrar('uniform')
+    normal = KernelRegistrar('normal')
+    random = KernelRegistrar('random')
+    bernoulli = KernelRegistrar('bernoulli')
+    multinomial = KernelRegistrar('multinomial')
+    randperm = KernelRegistrar('randperm')
+    exponential = KernelRegistrar('exponential')
+    geometric = KernelRegistrar('geometric')
+    log_normal = KernelRegistrar('log_normal')
+    cauchy = KernelRegistrar('cauchy')
     tril = KernelRegistrar('tril')
     triu = KernelRegistrar('triu')
     roll = KernelRegistrar('roll')
@@ -3863,4 +4198,4 @@ else:
         return KernelRegistrar(name)
 
 
-del DTypeLike, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload
+del DTypeLike, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload

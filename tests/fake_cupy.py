@@ -520,6 +520,46 @@ conjugate: Final = ufunc("conjugate", np.conjugate)
 conj: Final = ufunc("conj", np.conjugate)
 
 
+class RandomState:
+    """``cupy.random.RandomState``: a generator whose state lives on the device current at its creation (drawing
+    on another device is an error here, as CuPy's state is not available there). Its stream is NumPy's Philox,
+    not PCG64, so that the same seed gives other values than devtensor's CPU generator, as real cuRAND does."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        _launch("RandomState")
+        self._device_id = state.current
+        self._rng = np.random.Generator(np.random.Philox(seed))
+
+    def _draw(self, name: str, host: _NDArray) -> ndarray:
+        if self._device_id != state.current:
+            raise ValueError(
+                f"RandomState.{name}: the generator's state is on device {self._device_id}, the current device is "
+                f"{state.current} (fake cupy: a draw outside the device guard of its generator)"
+            )
+        return _allocate(f"random.{name}", host)
+
+    def random_sample(self, size: Any = None, dtype: Any = float) -> ndarray:
+        return self._draw("random_sample", self._rng.random(size, dtype=dtype))
+
+    def standard_normal(self, size: Any = None, dtype: Any = float) -> ndarray:
+        return self._draw("standard_normal", self._rng.standard_normal(size, dtype=dtype))
+
+    def randint(self, low: int, high: int | None = None, size: Any = None, dtype: Any = int) -> ndarray:
+        return self._draw("randint", np.asarray(self._rng.integers(low, high, size, dtype=dtype)))
+
+    def permutation(self, num: int) -> ndarray:
+        return self._draw("permutation", self._rng.permutation(num))
+
+
+class _Random:
+    """``cupy.random`` (the part devtensor uses)."""
+
+    RandomState: Final = RandomState
+
+
+random: Final = _Random()
+
+
 # --- creation and host transfer ----------------------------------------------------------------------------
 
 
@@ -788,6 +828,7 @@ take: Final = _kernel("take", np.take)
 take_along_axis: Final = _kernel("take_along_axis", np.take_along_axis)
 sort: Final = _kernel("sort", np.sort)
 argsort: Final = _kernel("argsort", np.argsort)
+searchsorted: Final = _kernel("searchsorted", np.searchsorted)
 round: Final = _kernel("round", np.round)
 diff: Final = _kernel("diff", np.diff)
 tril: Final = _kernel("tril", np.tril)

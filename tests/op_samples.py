@@ -1040,6 +1040,153 @@ def _views() -> list[OpSamples]:
     ]
 
 
+# --- random ops ---------------------------------------------------------------------------------------------------
+
+#: Random ops draw fresh values on each call, so the generic checks (which compare calls) use degenerate
+#: distributions whose every draw is known: an empty range, std 0, p 0 or 1, one non-zero weight, one element.
+#: Their distributions are checked in tests/test_random.py.
+
+
+def _random_ops() -> list[OpSamples]:
+    def full_of(value: Any) -> Callable[..., Any]:
+        return lambda self, *args, **kwargs: np.full_like(self, value)
+
+    def bernoulli_ref(self: Array, p: Any) -> Array:
+        return (np.broadcast_to(np.asarray(p), self.shape) >= 0.5).astype(self.dtype)
+
+    def multinomial_ref(w: Array, n: int, replacement: bool = False) -> Array:
+        return np.broadcast_to(np.argmax(w, axis=-1)[..., None], (*w.shape[:-1], n)).astype(np.int64)
+
+    one_hot_weights = np.array([[0.0, 0.0, 1.5], [0.0, 0.75, 0.0]])
+    return [
+        OpSamples(
+            "uniform",
+            (
+                Sample((A((2, 3)), 2.5, 2.5)),
+                Sample((A(()), 2.5, 2.5)),
+                Sample((A((0, 3)), 0.0, 1.0)),
+                Sample((S((2, 3)), 2.5, 2.5)),
+            ),
+            "f",
+            reference=full_of(2.5),
+        ),
+        OpSamples(
+            "normal",
+            (
+                Sample((A((2, 3)), 1.5, 0.0)),
+                Sample((A(()), 1.5, 0.0)),
+                Sample((A((0, 3)), 0.0, 1.0)),
+                Sample((S((2, 3)), 1.5), {"std": 0.0}),
+            ),
+            "f",
+            reference=full_of(1.5),
+        ),
+        OpSamples(
+            "random",
+            (
+                Sample((A((2, 3)), 1, 2)),
+                Sample((A((2, 3), "i"), 1, 2)),
+                Sample((A((2, 3), "b"), 1, 2)),
+                Sample((A((), "i"), 1, 2)),
+                Sample((A((0, 3), "i"), 0, 5)),
+                Sample((S((2, 3), "i"), 1, 2)),
+            ),
+            "bif",
+            reference=full_of(1),
+        ),
+        OpSamples(
+            "bernoulli",
+            (
+                Sample((A((2, 3)), 1.0)),
+                Sample((A((2, 3), "i"), 0.0)),
+                Sample((A((2, 3), "b"), 1.0)),
+                Sample((A((2, 3)), np.array([1.0, 0.0, 1.0])), broadcast=True),
+                Sample((A(()), 1.0)),
+                Sample((A((0, 3)), 0.5)),
+                Sample((S((2, 3)), Strided(np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]])))),
+            ),
+            "bif",
+            broadcasts=True,
+            reference=bernoulli_ref,
+        ),
+        OpSamples(
+            "exponential",
+            (
+                Sample((A((2, 3)), float("inf"))),
+                Sample((A(()), float("inf"))),
+                Sample((A((0, 3)), 1.0)),
+                Sample((S((2, 3)),), {"lambd": float("inf")}),
+            ),
+            "f",
+            reference=full_of(0.0),
+        ),
+        OpSamples(
+            "geometric",
+            (
+                Sample((A((2, 3)), 1.0)),
+                Sample((A((2, 3), "i"), 1.0)),
+                Sample((A((), "i"), 1.0)),
+                Sample((A((0, 3)), 0.5)),
+                Sample((S((2, 3), "i"), 1.0)),
+            ),
+            "if",
+            reference=full_of(1),
+        ),
+        OpSamples(
+            "log_normal",
+            (
+                Sample((A((2, 3)), 0.0, 0.0)),
+                Sample((A(()), 0.0, 0.0)),
+                Sample((A((0, 3)),)),
+                Sample((S((2, 3)),), {"mean": 0.0, "std": 0.0}),
+            ),
+            "f",
+            reference=full_of(1.0),
+        ),
+        OpSamples(
+            "cauchy",
+            (
+                Sample((A((2, 3)), 1.5, 0.0)),
+                Sample((A(()), 1.5, 0.0)),
+                Sample((A((0, 3)),)),
+                Sample((S((2, 3)), 1.5), {"sigma": 0.0}),
+            ),
+            "f",
+            reference=full_of(1.5),
+        ),
+        OpSamples(
+            "multinomial",
+            (
+                Sample((one_hot_weights, 2, True)),
+                Sample((np.array([0.0, 0.0, 2.0]), 3, True)),
+                Sample((np.array([0.0, 0.0, 2.0]), 1)),
+                Sample((np.zeros((0, 3)), 2, True)),
+                Sample((Strided(one_hot_weights), 1)),
+            ),
+            "f",
+            reference=multinomial_ref,
+            lacks={"0-d": "multinomial takes 1-d or 2-d weights only (as torch.multinomial)"},
+            skip={"inplace": NO_INPLACE},
+        ),
+        OpSamples(
+            "randperm",
+            (
+                Sample((np.zeros(1, np.int64),)),
+                Sample((np.zeros(1),)),
+                Sample((np.zeros(0),)),
+            ),
+            "if",
+            reference=lambda self: np.arange(self.shape[0], dtype=self.dtype),
+            lacks={
+                "0-d": "the permutation is 1-d (devtensor.randperm passes its 1-d output as self)",
+                "non-contiguous": "only a permutation of at most one element is known in advance, and a tensor of "
+                "one element is contiguous (tests/test_random.py checks strided outputs)",
+            },
+            skip={"inplace": NO_INPLACE},
+        ),
+    ]
+
+
 OPS: dict[str, OpSamples] = {
     entry.name: entry
     for entry in (
@@ -1051,5 +1198,6 @@ OPS: dict[str, OpSamples] = {
         *_nn(),
         *_shape(),
         *_views(),
+        *_random_ops(),
     )
 }

@@ -137,12 +137,13 @@ def ops_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> str:
         decls.append(f"    def {vop.name}({params}) -> {_view_result(vop)}: ...")
         binds.append(f"    {vop.name} = _view_variant({vop.name!r})")
     for op in ops:
-        names.append(op.name)
-        decls.append(
-            f"    def {op.name}({_params_text(op.schema, skip_first=False, self_annotation=None, with_out=True)})"
-            " -> Tensor: ..."
-        )
-        binds.append(f"    {op.name} = _variant({op.name!r}, 'functional')")
+        if op.public_functional:
+            names.append(op.name)
+            decls.append(
+                f"    def {op.name}({_params_text(op.schema, skip_first=False, self_annotation=None, with_out=True)})"
+                " -> Tensor: ..."
+            )
+            binds.append(f"    {op.name} = _variant({op.name!r}, 'functional')")
         if op.inplace is not None:
             names.append(op.name + "_")
             params = _params_text(op.schema, skip_first=False, self_annotation="_T", with_out=False)
@@ -158,6 +159,7 @@ def ops_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> str:
         else "from typing import TYPE_CHECKING, TypeVar",
         "",
         "from devtensor.dtypes import DTypeLike, Scalar",
+        "from devtensor.generator import Generator",
         "from devtensor.structured import variant as _variant",
         "from devtensor.tensor import Tensor, TensorOrScalar",
         "from devtensor.views import view_variant as _view_variant",
@@ -193,8 +195,9 @@ def methods_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> 
     for op in ops:
         if not op.method:
             continue
-        params = _params_text(op.schema, skip_first=True, self_annotation=None, with_out=True)
-        decls.append(f"        def {op.name}({params}) -> Tensor: ...")
+        if op.public_functional:
+            params = _params_text(op.schema, skip_first=True, self_annotation=None, with_out=True)
+            decls.append(f"        def {op.name}({params}) -> Tensor: ...")
         if op.inplace is not None:
             params = _params_text(op.schema, skip_first=True, self_annotation=None, with_out=False)
             decls.append(f"        def {op.name}_({params}) -> Self: ...")
@@ -230,6 +233,7 @@ def methods_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> 
         else "    from typing import Self, overload",
         "",
         "    from devtensor.dtypes import DTypeLike, Scalar",
+        "    from devtensor.generator import Generator",
         "    from devtensor.tensor import Tensor, TensorOrScalar",
         "",
         "",
@@ -271,8 +275,9 @@ def bindings_module(ops: Sequence[StructuredOp], device: str) -> str:
     decls: list[str] = []
     names: list[str] = []
     for op in ops:
-        names.append(op.name)
-        decls.append(f"    def {op.name}({_binding_params(op, device, inplace=False)}) -> {cls}: ...")
+        if op.public_functional:
+            names.append(op.name)
+            decls.append(f"    def {op.name}({_binding_params(op, device, inplace=False)}) -> {cls}: ...")
         if op.inplace is not None:
             names.append(op.name + "_")
             decls.append(f"    def {op.name}_({_binding_params(op, device, inplace=True)}) -> {cls}: ...")
@@ -291,6 +296,7 @@ def bindings_module(ops: Sequence[StructuredOp], device: str) -> str:
         "from typing import TYPE_CHECKING, Any, Literal",
         "",
         "from devtensor.dtypes import DTypeLike, Scalar",
+        "from devtensor.generator import Generator",
         "from devtensor.structured import binding_attr",
         "from devtensor.tensor import Tensor, TensorOrScalar",
         f"from devtensor.typed import {cls}",
@@ -310,7 +316,7 @@ def bindings_module(ops: Sequence[StructuredOp], device: str) -> str:
         f"        return binding_attr({device!r}, name)",
         "",
         "",
-        "del DTypeLike, Literal, Sequence, Tensor, TensorOrScalar  # names the copied annotations may use",
+        "del DTypeLike, Generator, Literal, Sequence, Tensor, TensorOrScalar  # names the copied annotations may use",
         "",
     ]
     return "\n".join(lines)

@@ -218,6 +218,7 @@ def kernels_module(ops: Sequence[StructuredOp], title: str) -> str:
         "from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final, overload",
         "",
         "from devtensor.dtypes import DTypeLike, Scalar",
+        "from devtensor.generator import Generator",
         "from devtensor.structured import KernelRegistrar",
         "from devtensor.tensor import Tensor, TensorOrScalar",
         "from devtensor.typed import ConstOut, CPUTensor, CUDATensor",
@@ -240,7 +241,8 @@ def kernels_module(ops: Sequence[StructuredOp], title: str) -> str:
         "        return KernelRegistrar(name)",
         "",
         "",
-        "del DTypeLike, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload",
+        "del DTypeLike, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final,"
+        " overload",
         "",
     ]
     return "\n".join(lines)

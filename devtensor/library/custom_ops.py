@@ -90,7 +90,9 @@ def custom_op(
     ``from __future__ import annotations`` works): ``Tensor``, ``Tensor | None``, ``Sequence[Tensor]`` /
     ``list[Tensor]``, ``TensorOrScalar``, ``Scalar``, ``int``, ``float``, ``bool``,
     ``str``, ``Literal[...]``, ``Sequence[int]`` / ``tuple[int, ...]``, ``DTypeLike``, each optionally ``| None``,
-    with defaults. Or give ``schema`` as a string, PyTorch style (see :func:`parse_schema`); the meta function
+    with defaults; and ``Generator | None = None`` for a random op's generator (the meta function checks it, e.g.
+    with :func:`devtensor.kernels.random.check_generator`; kernels draw from ``generator.stream``).
+    Or give ``schema`` as a string, PyTorch style (see :func:`parse_schema`); the meta function
     must then have the schema's parameter names and kinds (its annotations are not read).
 
     Register impls with ``op.impl("cpu")`` / ``op.impl("cuda")`` (or :func:`register_kernel`); call the op

@@ -14,6 +14,7 @@ from typing import Any, Final, NamedTuple
 
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
 from devtensor.structured import (
+    GENERATOR,
     OTHER,
     SCALAR,
     SOURCE_NAMES,
@@ -43,6 +44,7 @@ _SCHEMA_TYPES: Final[dict[str, tuple[str, str, str]]] = {
     "bool[]": (OTHER, "Sequence[bool]", "bool[]"),
     "str": (OTHER, "str", "str"),
     "ScalarType": (OTHER, "DTypeLike", "none"),
+    "Generator": (GENERATOR, "Generator", "none"),
 }
 _MAX_SCHEMA: Final = 4000
 _TOKEN: Final = re.compile(
@@ -168,6 +170,8 @@ class _Parser:
             default = self.default(kind, optional, f"{op}: parameter '{param_name}'", length)
         if category == TENSOR and default is not _EMPTY and default is not None:
             raise self.error(f"tensor parameter '{param_name}' can only default to None")
+        if category == GENERATOR and not optional:
+            raise self.error(f"generator parameter '{param_name}' must be optional: 'Generator? {param_name}=None'")
         if optional:
             annotation += " | None"
         return Param(param_name, category, kw_only, default, optional, annotation)
@@ -269,7 +273,7 @@ def validated_schema(op_name: str, schema: OpSchema) -> OpSchema:
         if param.name in seen:
             raise ArgumentValueError(f"{op_name}: duplicate parameter name {param.name!r} in the schema")
         seen.add(param.name)
-        if param.category not in (TENSOR, TENSOR_OR_SCALAR, SCALAR, TENSOR_LIST, OTHER):
+        if param.category not in (TENSOR, TENSOR_OR_SCALAR, SCALAR, TENSOR_LIST, GENERATOR, OTHER):
             raise ArgumentValueError(f"{op_name}: parameter '{param.name}' has an unknown category {param.category!r}")
         if star and not param.kw_only:
             raise ArgumentValueError(f"{op_name}: positional parameter '{param.name}' after keyword-only ones")

@@ -42,6 +42,7 @@ This module re-exports their public names.
 from __future__ import annotations
 
 from devtensor.structured.annotations import (
+    GENERATOR,
     OTHER,
     SCALAR,
     TENSOR,
@@ -77,6 +78,7 @@ from devtensor.structured.schema import (
 from devtensor.tensor import PlannedSpec, TensorOrScalar, TensorSpec
 
 __all__ = [
+    "GENERATOR",
     "OTHER",
     "SCALAR",
     "SOURCE_NAMES",

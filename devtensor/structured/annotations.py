@@ -13,6 +13,7 @@ from typing import Any, Final, Union
 from devtensor.errors import (
     ArgumentTypeError,
 )
+from devtensor.generator import Generator
 from devtensor.tensor import (
     PlannedSpec,
     Tensor,
@@ -24,6 +25,9 @@ TENSOR: Final = "Tensor"
 TENSOR_OR_SCALAR: Final = "TensorOrScalar"
 SCALAR: Final = "Scalar"
 TENSOR_LIST: Final = "TensorList"
+#: ``Generator | None`` (a random op's ``generator=``): passed as it is; the meta function checks it (its type, and
+#: its device against the output's), the kernel draws from it or from the device's default generator.
+GENERATOR: Final = "Generator"
 OTHER: Final = "other"
 
 
@@ -33,7 +37,7 @@ _SEQUENCE_ORIGINS: Final = (list, tuple, Sequence)
 _SUPPORTED_TEXT: Final = (
     "Tensor, Tensor | None, Sequence[Tensor] (or list[Tensor], tuple[Tensor, ...]), TensorOrScalar, Scalar, "
     "int, float, bool, complex, str, Literal[...], Sequence[int] (or list[int], tuple[int, ...]; also of "
-    "float, bool, str), DTypeLike, and unions of the non-tensor ones; each may be '| None'"
+    "float, bool, str), DTypeLike, and unions of the non-tensor ones; each may be '| None'; Generator | None"
 )
 
 
@@ -42,9 +46,10 @@ def classify(op: str, name: str, hint: Any) -> tuple[str, bool]:
 
     Categories: ``Tensor`` (``Tensor``), ``TensorOrScalar`` (``Tensor`` united with Python number types),
     ``Scalar`` (``bool | int | float | complex``), ``TensorList`` (``Sequence[Tensor]``, ``list[Tensor]``,
-    ``tuple[Tensor, ...]``) and ``other`` (values passed to the meta function as they are: the value types
-    ``int``, ``float``, ``bool``, ``complex``, ``str``, ``Literal[...]``, sequences of those, ``DTypeLike``, and
-    unions of them). ``X | None`` makes any of them optional.
+    ``tuple[Tensor, ...]``), ``Generator`` (``Generator | None``, which must be optional: a random op's
+    generator) and ``other`` (values passed to the meta function as they are: the value types ``int``,
+    ``float``, ``bool``, ``complex``, ``str``, ``Literal[...]``, sequences of those, ``DTypeLike``, and unions of
+    them). ``X | None`` makes any of them optional.
 
     Raises:
         TypeError: any other annotation (a refined tensor type, ``numpy.ndarray``, ``dict``, ``set``,
@@ -80,6 +85,10 @@ def classify(op: str, name: str, hint: Any) -> tuple[str, bool]:
         _unsupported(op, name, hint, "Sequence[Tensor]" + (" | None" if optional else ""))
     if set(args) == {bool, int, float, complex}:
         return SCALAR, optional
+    if Generator in args:
+        if args == (Generator,) and optional:
+            return GENERATOR, optional
+        _unsupported(op, name, hint, "Generator | None")
     for a in args:
         if not _is_value_type(a):
             _unsupported(op, name, hint, _nearest(a))
@@ -290,6 +299,8 @@ def canonical_annotation(hint: Any, category: str, optional: bool) -> str:
         return "TensorOrScalar" + none
     if category == SCALAR:
         return "Scalar" + none
+    if category == GENERATOR:
+        return "Generator" + none
     origin = typing.get_origin(hint)
     members = typing.get_args(hint) if origin is Union or origin is types.UnionType else (hint,)
     parts: list[str] = []
@@ -335,6 +346,8 @@ def check_default(op: str, name: str, hint: Any, category: str, optional: bool, 
         return
     if category in (TENSOR, TENSOR_LIST):
         raise ArgumentTypeError(f"{op}: parameter '{name}' is a tensor parameter; its default can only be None")
+    if category == GENERATOR:
+        raise ArgumentTypeError(f"{op}: parameter '{name}' is a generator parameter; its default can only be None")
     if typing.get_origin(hint) is typing.Literal and default not in typing.get_args(hint):
         raise ArgumentTypeError(
             f"{op}: the default {default!r} of parameter '{name}' is not one of {list(typing.get_args(hint))}"

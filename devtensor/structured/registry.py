@@ -92,7 +92,7 @@ def binding_attr(device: str, name: str) -> Callable[..., Tensor]:
     module = sys.modules.get(f"devtensor.{device}")
     while True:
         op = ops_by_name.get(name)
-        if op is not None:
+        if op is not None and op.public_functional:
             op_name, kind = name, "functional"
         else:
             op = ops_by_name.get(name[:-1]) if name.endswith("_") else None
@@ -164,7 +164,8 @@ def register_op(op: StructuredOp, replacing: StructuredOp | None = None) -> None
             )
         ops_by_name[name] = op
         if op.method:
-            setattr(Tensor, name, op.functional)
+            if op.public_functional:
+                setattr(Tensor, name, op.functional)
             if op.inplace is not None:
                 setattr(Tensor, name + "_", op.inplace)
         if replacing is not None:
@@ -254,6 +255,13 @@ class StructuredOp:
         functional: the generated functional+out variant ``name(..., out=None)``.
         inplace: the generated inplace variant ``name_(self, ...)``, or None when the op has none.
         out_may_be_input: whether an output may be exactly one of the inputs (same memory and strides).
+        nondeterministic: whether each call draws fresh values (the random ops): a call is not a function of its
+            arguments, so a cache, a common-subexpression pass or a recorded plan must run it again on each use
+            rather than reuse a result.
+        public_functional: whether the functional variant is public (a top-level function of the op's name, a
+            Tensor method, a device binding). False where that name is another function: ``normal_``'s
+            functional (a tensor like ``self`` filled) is not PyTorch's ``normal(mean, std)``. The variant
+            still exists (``op.functional``) for dispatch, modes and tests.
 
     The constructor builds the op whole (schema, table, variants), then registers it (:func:`register_op`: the
     registry entry and the Tensor methods, in one step under the registry lock); with ``register=False`` it
@@ -269,7 +277,9 @@ class StructuredOp:
         "method",
         "module",
         "name",
+        "nondeterministic",
         "out_may_be_input",
+        "public_functional",
         "schema",
         "table",
     )
@@ -285,6 +295,8 @@ class StructuredOp:
         doc: str | None = None,
         schema: OpSchema | None = None,
         register: bool = True,
+        nondeterministic: bool = False,
+        public_functional: bool = True,
     ) -> None:
         if register and name in ops_by_name:
             raise ArgumentValueError(f"structured_op: an op named {name!r} is defined already (remove_op it first)")
@@ -302,6 +314,8 @@ class StructuredOp:
         self.schema = schema if schema is not None else schema_from_meta(name, meta)
         self.table = KernelTable(name, self)
         self.out_may_be_input = out_may_be_input
+        self.nondeterministic = nondeterministic
+        self.public_functional = public_functional
         self.method = method
         self.doc = doc if doc is not None else (meta.__doc__ or "")
         self.functional: Callable[..., Tensor] = generate_front(self, "functional")
@@ -364,6 +378,8 @@ def structured_op(
     inplace: bool = True,
     method: bool = True,
     out_may_be_input: bool = False,
+    nondeterministic: bool = False,
+    public_functional: bool = True,
 ) -> Callable[[Callable[..., TensorSpec | PlannedSpec[Any]]], StructuredOp]:
     """Decorator: define a structured op from its meta function; returns the :class:`StructuredOp`.
 
@@ -372,6 +388,8 @@ def structured_op(
         inplace: generate the inplace variant ``name_``.
         method: attach ``name`` (and ``name_``) as Tensor methods.
         out_may_be_input: an output may be exactly one of the inputs (same memory and strides), as for elementwise ops.
+        nondeterministic: each call draws fresh values (random ops; see :class:`StructuredOp`).
+        public_functional: the functional variant is public (see :class:`StructuredOp`).
     Raises:
         ValueError: a bad or duplicate name.  TypeError: an unsupported meta signature.
     """
@@ -383,6 +401,8 @@ def structured_op(
             inplace=inplace,
             method=method,
             out_may_be_input=out_may_be_input,
+            nondeterministic=nondeterministic,
+            public_functional=public_functional,
         )
 
     return define

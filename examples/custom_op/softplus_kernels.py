@@ -10,6 +10,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final, overload
 
 from devtensor.dtypes import DTypeLike, Scalar
+from devtensor.generator import Generator
 from devtensor.structured import KernelRegistrar
 from devtensor.tensor import Tensor, TensorOrScalar
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
@@ -98,4 +99,4 @@ else:
         return KernelRegistrar(name)
 
 
-del DTypeLike, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload
+del DTypeLike, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload
