@@ -270,27 +270,25 @@ class Tensor(TensorProtocols, TensorOpMethods):
         """The data as (nested) Python lists of Python numbers; a 0-d tensor gives a number."""
         return self._backend.to_numpy(self._array).tolist()
 
-    def __dlpack__(self, **kwargs: Any) -> Any:
-        """The DLPack capsule of the data (zero-copy), as the backing NumPy/CuPy array exports it.
+    def __dlpack__(
+        self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: bool | None = None
+    ) -> Any:
+        """The DLPack capsule of the data (zero-copy unless ``copy``), as the backing NumPy/CuPy array exports it;
+        the keywords are the Array API standard's and are passed on when given.
 
         Raises:
-            BufferError: meta tensors have no data to export.
+            BufferError: meta tensors have no data to export; the exporter's own errors.
         """
         if self._device.key.name == "Meta":
             raise BufferError("__dlpack__: a meta tensor has no data to export")
-        return self._array.__dlpack__(**kwargs)
+        given = {"stream": stream, "max_version": max_version, "dl_device": dl_device, "copy": copy}
+        return self._array.__dlpack__(**{k: v for k, v in given.items() if v is not None})
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """The DLPack device tuple ``(device_type, device_id)`` (1 = CPU, 2 = CUDA)."""
         if self._device.key.name == "Meta":
             raise BufferError("__dlpack_device__: a meta tensor has no data to export")
         return tuple(self._array.__dlpack_device__())
-
-    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
-        """The Array API namespace, :mod:`devtensor.array_api` (``api_version`` None, "2024.12" or "2023.12")."""
-        from devtensor.array_api import namespace_for  # (it imports the ops)
-
-        return namespace_for(api_version)
 
     # --- indexing --------------------------------------------------------------------------------------
 

@@ -90,6 +90,16 @@ class TensorProtocols:
         with stream:
             return t.to(target)
 
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        """The Array API namespace, :mod:`devtensor.array_api` (``api_version`` None, "2024.12" or "2023.12").
+
+        Raises:
+            ArgumentValueError: another ``api_version``.
+        """
+        from devtensor.array_api import namespace_for  # (it imports the ops)
+
+        return namespace_for(api_version)
+
     def __format__(self, spec: str) -> str:
         """``format(t, spec)`` and f-strings: a 0-d tensor formats its item (``f"{t:.2f}"``); an empty spec
         gives ``str(t)`` for any tensor.

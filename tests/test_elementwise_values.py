@@ -203,13 +203,23 @@ class Case:
     kwargs: dict[str, Any] = field(default_factory=dict)
 
 
+def floor_divide_reference(a: Any, b: Any) -> Any:
+    """NumPy's floor_divide, except where exactly one float operand is infinite: the Array API standard's
+    ``floor(a / b)`` (devtensor's ``div(..., rounding_mode="floor")`` documents it)."""
+    result = np.floor_divide(a, b)
+    if np.asarray(result).dtype.kind != "f":
+        return result
+    with np.errstate(all="ignore"):
+        return np.where(np.isinf(a) ^ np.isinf(b), np.floor(np.true_divide(a, b)), result)
+
+
 BINARY = [
     Case("add", "add", dt.add, np.add),
     Case("sub", "sub", dt.sub, np.subtract),
     Case("mul", "mul", dt.mul, np.multiply),
     Case("div", "div", dt.div, np.true_divide),
     Case("div-trunc", "div", dt.div, trunc_divide, kwargs={"rounding_mode": "trunc"}),
-    Case("div-floor", "div", dt.div, np.floor_divide, kwargs={"rounding_mode": "floor"}),
+    Case("div-floor", "div", dt.div, floor_divide_reference, kwargs={"rounding_mode": "floor"}),
     Case("remainder", "remainder", dt.remainder, np.remainder),
     Case("pow", "pow", dt.pow, np.power, approx=True),
     Case("maximum", "maximum", dt.maximum, np.maximum),

@@ -6,8 +6,6 @@ dtypes promote as NumPy's (Python scalars weak, NEP 50); errors are the op's (se
 
 from __future__ import annotations
 
-from typing import Any
-
 import devtensor as _dt
 from devtensor.dtypes import Scalar
 from devtensor.tensor import Tensor
@@ -416,10 +414,11 @@ def clip(
     max: Tensor | Scalar | None = None,
 ) -> Tensor:
     """The standard's ``clip`` (``x``'s shape and dtype): :func:`devtensor.clamp`; ``min > max`` gives ``max``."""
+    if min is None and max is None:
+        return _dt.clone(x)  # (the standard: a copy; PyTorch's clamp needs a bound)
     return _dt.clamp(x, min, max)
 
 
 def round(x: Tensor, /) -> Tensor:
     """The standard's ``round`` (half to even, ``x``'s shape and dtype): :func:`devtensor.round`."""
-    fn: Any = _dt.round
-    return fn(x)  # type: ignore[no-any-return]
+    return _dt.round(x)

@@ -355,4 +355,5 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
         raise ShapeError(f"vecdot: shapes {x1.shape} and {x2.shape} differ along axis {a}")
     if x1.dtype.kind == "c":
         x1 = _dt.conj(x1)
-    return _dt.sum(_dt.mul(x1, x2), a + ndim if ndim else None)
+    product = _dt.mul(x1, x2)
+    return _dt.sum(product, a + ndim if ndim else None, dtype=product.dtype)  # (the standard keeps the dtype)

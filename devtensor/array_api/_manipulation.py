@@ -62,7 +62,7 @@ def concat(arrays: Sequence[Tensor], /, *, axis: int | None = 0) -> Tensor:
     return _dt.cat(items, axis)
 
 
-def expand_dims(x: Tensor, /, *, axis: int = 0) -> Tensor:
+def expand_dims(x: Tensor, /, axis: int = 0) -> Tensor:
     """``x`` with a new dimension of length 1 at ``axis`` (in ``[-ndim - 1, ndim]``): :func:`devtensor.unsqueeze`."""
     return _dt.unsqueeze(x, axis)
 
@@ -107,7 +107,8 @@ def repeat(x: Tensor, repeats: int | Tensor, /, *, axis: int | None = None) -> T
     axis = normalize_dim("repeat", axis, x.ndim)
     n = x.shape[axis]
     if isinstance(repeats, Tensor):
-        counts = [int(c) for c in repeats.tolist()] if repeats.ndim else [int(repeats.item())] * n
+        # (a one-element tensor broadcasts to the axis, as the standard allows)
+        counts = [int(c) for c in repeats.tolist()] if repeats.numel() != 1 else [int(repeats.item())] * n
         if len(counts) != n:
             raise ArgumentValueError(f"repeat: argument 'repeats' has {len(counts)} counts for an axis of length {n}")
     else:

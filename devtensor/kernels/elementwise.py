@@ -91,7 +91,8 @@ def div(
     """``self / other``, elementwise (``torch.div``). ``rounding_mode``: None is true division
     (``np.true_divide``: integers give float64), ``'trunc'`` rounds toward zero, ``'floor'`` rounds down
     (``np.floor_divide``); with a rounding mode integers stay integers. Integer division by zero gives 0 with
-    NumPy's RuntimeWarning.
+    NumPy's RuntimeWarning. Floor division of floats where exactly one operand is infinite gives the Array API
+    standard's ``floor(self / other)`` (``inf // 2`` is inf, ``-1.0 // inf`` is -0.0), not NumPy's NaN and -1.
     """
     if rounding_mode is None:
         return _true_div_meta(self, other)
@@ -115,7 +116,10 @@ def _div(
     if rounding_mode is None:
         xp.true_divide(a, b, out=o)
     elif rounding_mode == "floor":
-        xp.floor_divide(a, b, out=o)
+        if o.dtype.kind == "f":
+            _floor_divide_floats(xp, a, b, o)
+        else:
+            xp.floor_divide(a, b, out=o)
     else:
         with deferred_conditions():  # (several steps: the write first, then a division by zero)
             q, r = xp.divmod(a, b)
@@ -124,6 +128,24 @@ def _div(
                 xp.add(q, (r != 0) & ((xp.asarray(a) < 0) != (xp.asarray(b) < 0)), out=o, casting="unsafe")
             else:
                 xp.trunc(xp.true_divide(a, b), out=o)
+
+
+def _floor_divide_floats(xp: ModuleType, a: Any, b: Any, o: Any) -> None:
+    # The Array API standard's value where exactly one operand is infinite is floor(a / b): +-inf for an infinite
+    # dividend, +-0 for a finite one over an infinity; NumPy's floor_divide gives NaN and -1 there. The mask is
+    # taken before the write (the output may be an input).
+    one_infinite = xp.isinf(a) ^ xp.isinf(b)
+    if not one_infinite.any():
+        xp.floor_divide(a, b, out=o)
+        return
+    with np.errstate(all="ignore"):  # (only the masked elements are kept: no condition arises for them)
+        fixed = xp.floor(xp.true_divide(a, b))
+    with deferred_conditions():  # (several steps: every write first, then the conditions of the others)
+        if xp is np:
+            np.floor_divide(a, b, out=o, where=~one_infinite)
+        else:
+            xp.floor_divide(a, b, out=o)
+        xp.copyto(o, fixed, where=one_infinite, casting="same_kind")
 
 
 remainder = binary_ufunc(

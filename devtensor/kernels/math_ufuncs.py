@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from devtensor.kernels.ufunc_family import binary_ufunc, unary_ufunc
+from devtensor.kernels.ufunc_family import binary_ufunc, deferred_conditions, unary_ufunc
 from devtensor.tensor import Tensor
 from devtensor.typed.const_out import InplaceOut
 
@@ -127,11 +127,37 @@ log1p = unary_ufunc(
     doc="``log(1 + self)``, accurate for small ``self``, elementwise (``torch.log1p``, ``np.log1p``; "
     "integers give floats).",
 )
+
+
+def _expm1_kernel(xp: Any, self: Tensor, *, out: Any) -> None:
+    a = out.array if type(out) is InplaceOut else self._array
+    o = out.array
+    if o.dtype.kind != "c":
+        xp.expm1(a, o)
+        return
+    # Complex elements with an infinite or NaN part: the Array API standard's value, exp(z) - 1 with C99's cexp
+    # special cases (expm1(+inf + 0j) = +inf + 0j, expm1(-inf + infj) = -1 + 0j), where NumPy gives NaN parts.
+    special = ~xp.isfinite(a)
+    if not special.any():
+        xp.expm1(a, o)
+        return
+    with np.errstate(all="ignore"):
+        fixed = xp.exp(a) - 1
+    with deferred_conditions():  # (the mask and the fixed values are taken before the write: out may be self)
+        if xp is np:
+            np.expm1(a, o, where=~special)  # (no NumPy condition for the elements replaced below)
+        else:
+            xp.expm1(a, o)
+        xp.copyto(o, fixed, where=special)
+
+
 expm1 = unary_ufunc(
     "expm1",
     np.expm1,
     doc="``exp(self) - 1``, accurate for small ``self``, elementwise (``torch.expm1``, ``np.expm1``; "
-    "integers give floats).",
+    "integers give floats). Complex elements with an infinite or NaN part give the Array API standard's special "
+    "values (those of ``exp(self) - 1`` in C99), where NumPy gives NaN parts.",
+    kernel=_expm1_kernel,
 )
 log2 = unary_ufunc("log2", np.log2, doc="Base-2 logarithm, elementwise (``torch.log2``, ``np.log2``; log2(0) = -inf).")
 log10 = unary_ufunc(
