@@ -376,8 +376,8 @@ def _transform(xp: ModuleType, name: str, n_dim: bool, a: Any, plan: FFTPlan, o:
     """``xp.fft.<name>`` of ``a`` as the plan says, written into ``o`` (cast same_kind: the front checked it)."""
     axes, lengths, mode, compute = plan
     a = a.astype(compute, copy=False)
-    if not axes:  # fftn/ifftn over no dims: the input itself, as complex
-        xp.copyto(o, a, casting="unsafe" if a.dtype.kind != "c" else "same_kind")
+    if not axes:  # fftn/ifftn over no dims: the input itself (real parts into a complex out: a safe cast)
+        xp.copyto(o, a, casting="same_kind")
         return
     fn = getattr(xp.fft, name)
     if n_dim:
