@@ -7,7 +7,8 @@ public names are ``devtensor.fft.fft`` and so on, as ``torch.fft.fft``), one ker
 (``numpy.fft`` on the CPU, ``cupy.fft`` on CUDA). Arguments, defaults and errors are PyTorch's
 (``torch.fft``); values are NumPy's ``numpy.fft`` (pocketfft), computed in the precision of the input: float16,
 float32 and complex64 inputs give complex64 (real transforms' outputs: float32), every other dtype (float64,
-complex128, integers, bool) complex128 (float64), as NumPy 2.
+complex128, integers, bool) complex128 (float64), as NumPy 2. float16 is transformed as float32 throughout
+(NumPy 2 computes the ``norm`` factor of a float16 input in float16, so its values differ there).
 """
 
 from __future__ import annotations
@@ -189,7 +190,7 @@ def fft_rfft(input: TensorMeta, n: int | None = None, dim: int = -1, norm: Norm 
 
 @structured_op(inplace=False, method=False, public_functional=False)
 def fft_irfft(input: TensorMeta, n: int | None = None, dim: int = -1, norm: Norm | None = None) -> PlannedSpec[FFTPlan]:
-    """The inverse of :func:`fft_rfft`: the real signal whose one-sided (Hermitian) spectrum along ``dim`` is
+    """The inverse of ``devtensor.fft.rfft``: the real signal whose one-sided (Hermitian) spectrum along ``dim`` is
     ``input`` (``torch.fft.irfft``; values as ``numpy.fft.irfft``: imaginary parts of the zero and Nyquist
     terms are ignored)."""
     return _one_dim("fft_irfft", input, n, dim, norm, "c2r")
@@ -204,7 +205,7 @@ def fft_hfft(input: TensorMeta, n: int | None = None, dim: int = -1, norm: Norm 
 
 @structured_op(inplace=False, method=False, public_functional=False)
 def fft_ihfft(input: TensorMeta, n: int | None = None, dim: int = -1, norm: Norm | None = None) -> PlannedSpec[FFTPlan]:
-    """The inverse of :func:`fft_hfft`: the one-sided half of the Hermitian signal whose spectrum is the real
+    """The inverse of ``devtensor.fft.hfft``: the one-sided half of the Hermitian signal whose spectrum is the real
     ``input`` along ``dim`` (``torch.fft.ihfft``; values as ``numpy.fft.ihfft``)."""
     return _one_dim("fft_ihfft", input, n, dim, norm, "r2c")
 
@@ -348,7 +349,7 @@ def fft_irfftn(
     dim: int | Sequence[int] | None = None,
     norm: Norm | None = None,
 ) -> PlannedSpec[FFTPlan]:
-    """The inverse of :func:`fft_rfftn`: the real signal whose spectrum, one-sided along the last dim of
+    """The inverse of ``devtensor.fft.rfftn``: the real signal whose spectrum, one-sided along the last dim of
     ``dim``, is ``input`` (``torch.fft.irfftn``; values as ``numpy.fft.irfftn``)."""
     return _n_dim("fft_irfftn", input, s, dim, norm, "c2r")
 
@@ -490,7 +491,7 @@ def fft_fftshift(input: TensorMeta, dim: int | Sequence[int] | None = None) -> P
 
 @structured_op(inplace=False, method=False, public_functional=False)
 def fft_ifftshift(input: TensorMeta, dim: int | Sequence[int] | None = None) -> PlannedSpec[tuple[int, ...]]:
-    """The inverse of :func:`fft_fftshift`: a cyclic shift by ``-(size // 2)`` along each dim in ``dim``
+    """The inverse of ``devtensor.fft.fftshift``: a cyclic shift by ``-(size // 2)`` along each dim in ``dim``
     (``torch.fft.ifftshift``; values as ``numpy.fft.ifftshift``)."""
     return _shift_meta("fft_ifftshift", input, dim)
 
