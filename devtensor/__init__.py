@@ -6,6 +6,7 @@ dtypes, creation functions, and every op in its functional (``add``), inplace (`
 """
 
 from devtensor import cpu, cuda, kernel_signatures  # device bindings, typed kernel registration
+from devtensor import fft as fft  # discrete Fourier transforms (torch.fft's names)
 from devtensor import kernels as _kernels  # defines the built-in ops
 from devtensor import library as library  # custom ops, out-of-tree backends, overrides, check
 from devtensor import numpy_protocols as _numpy_protocols  # NEP 13/18: NumPy ufuncs and functions on tensors
@@ -117,6 +118,7 @@ __all__ = [
     "complex128",
     "cpu",
     "cuda",
+    "fft",
     "kernel_signatures",
     "empty",
     "empty_like",

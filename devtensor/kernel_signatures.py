@@ -72,6 +72,18 @@ __all__ = [
     "exp",
     "expm1",
     "exponential",
+    "fft_fft",
+    "fft_fftn",
+    "fft_fftshift",
+    "fft_hfft",
+    "fft_ifft",
+    "fft_ifftn",
+    "fft_ifftshift",
+    "fft_ihfft",
+    "fft_irfft",
+    "fft_irfftn",
+    "fft_rfft",
+    "fft_rfftn",
     "flip",
     "float_power",
     "floor",
@@ -1840,6 +1852,378 @@ if TYPE_CHECKING:
 
 
     cauchy: _CauchyKernels
+
+
+    class FftFftCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``fft_fft``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FftFftCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``fft_fft``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FftFftXPKernel(Protocol[_XP]):
+        """The type of ``fft_fft``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _FftFftKernels(KernelRegistrar):
+        """Typed registration of ``fft_fft``'s impls: ``@fft_fft.cpu`` / ``@fft_fft.cuda`` / ``@fft_fft.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FftFftCPUKernel[_CPU0, _CPU1]) -> FftFftCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FftFftCUDAKernel[_CUDA0, _CUDA1]) -> FftFftCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FftFftXPKernel[_XP]) -> FftFftXPKernel[_XP]: ...
+
+
+    fft_fft: _FftFftKernels
+
+
+    class FftIfftCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``fft_ifft``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FftIfftCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``fft_ifft``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FftIfftXPKernel(Protocol[_XP]):
+        """The type of ``fft_ifft``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _FftIfftKernels(KernelRegistrar):
+        """Typed registration of ``fft_ifft``'s impls: ``@fft_ifft.cpu`` / ``@fft_ifft.cuda`` / ``@fft_ifft.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FftIfftCPUKernel[_CPU0, _CPU1]) -> FftIfftCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FftIfftCUDAKernel[_CUDA0, _CUDA1]) -> FftIfftCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FftIfftXPKernel[_XP]) -> FftIfftXPKernel[_XP]: ...
+
+
+    fft_ifft: _FftIfftKernels
+
+
+    class FftRfftCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``fft_rfft``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FftRfftCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``fft_rfft``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FftRfftXPKernel(Protocol[_XP]):
+        """The type of ``fft_rfft``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _FftRfftKernels(KernelRegistrar):
+        """Typed registration of ``fft_rfft``'s impls: ``@fft_rfft.cpu`` / ``@fft_rfft.cuda`` / ``@fft_rfft.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FftRfftCPUKernel[_CPU0, _CPU1]) -> FftRfftCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FftRfftCUDAKernel[_CUDA0, _CUDA1]) -> FftRfftCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FftRfftXPKernel[_XP]) -> FftRfftXPKernel[_XP]: ...
+
+
+    fft_rfft: _FftRfftKernels
+
+
+    class FftIrfftCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``fft_irfft``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FftIrfftCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``fft_irfft``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FftIrfftXPKernel(Protocol[_XP]):
+        """The type of ``fft_irfft``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _FftIrfftKernels(KernelRegistrar):
+        """Typed registration of ``fft_irfft``'s impls: ``@fft_irfft.cpu`` / ``@fft_irfft.cuda`` / ``@fft_irfft.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FftIrfftCPUKernel[_CPU0, _CPU1]) -> FftIrfftCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FftIrfftCUDAKernel[_CUDA0, _CUDA1]) -> FftIrfftCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FftIrfftXPKernel[_XP]) -> FftIrfftXPKernel[_XP]: ...
+
+
+    fft_irfft: _FftIrfftKernels
+
+
+    class FftHfftCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``fft_hfft``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FftHfftCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``fft_hfft``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FftHfftXPKernel(Protocol[_XP]):
+        """The type of ``fft_hfft``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _FftHfftKernels(KernelRegistrar):
+        """Typed registration of ``fft_hfft``'s impls: ``@fft_hfft.cpu`` / ``@fft_hfft.cuda`` / ``@fft_hfft.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FftHfftCPUKernel[_CPU0, _CPU1]) -> FftHfftCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FftHfftCUDAKernel[_CUDA0, _CUDA1]) -> FftHfftCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FftHfftXPKernel[_XP]) -> FftHfftXPKernel[_XP]: ...
+
+
+    fft_hfft: _FftHfftKernels
+
+
+    class FftIhfftCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``fft_ihfft``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FftIhfftCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``fft_ihfft``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FftIhfftXPKernel(Protocol[_XP]):
+        """The type of ``fft_ihfft``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, n: int | None, dim: int, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _FftIhfftKernels(KernelRegistrar):
+        """Typed registration of ``fft_ihfft``'s impls: ``@fft_ihfft.cpu`` / ``@fft_ihfft.cuda`` / ``@fft_ihfft.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FftIhfftCPUKernel[_CPU0, _CPU1]) -> FftIhfftCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FftIhfftCUDAKernel[_CUDA0, _CUDA1]) -> FftIhfftCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FftIhfftXPKernel[_XP]) -> FftIhfftXPKernel[_XP]: ...
+
+
+    fft_ihfft: _FftIhfftKernels
+
+
+    class FftFftnCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``fft_fftn``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, s: int | Sequence[int] | None, dim: int | Sequence[int] | None, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FftFftnCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``fft_fftn``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, s: int | Sequence[int] | None, dim: int | Sequence[int] | None, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FftFftnXPKernel(Protocol[_XP]):
+        """The type of ``fft_fftn``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, s: int | Sequence[int] | None, dim: int | Sequence[int] | None, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _FftFftnKernels(KernelRegistrar):
+        """Typed registration of ``fft_fftn``'s impls: ``@fft_fftn.cpu`` / ``@fft_fftn.cuda`` / ``@fft_fftn.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FftFftnCPUKernel[_CPU0, _CPU1]) -> FftFftnCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FftFftnCUDAKernel[_CUDA0, _CUDA1]) -> FftFftnCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FftFftnXPKernel[_XP]) -> FftFftnXPKernel[_XP]: ...
+
+
+    fft_fftn: _FftFftnKernels
+
+
+    class FftIfftnCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``fft_ifftn``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, s: int | Sequence[int] | None, dim: int | Sequence[int] | None, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FftIfftnCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``fft_ifftn``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, s: int | Sequence[int] | None, dim: int | Sequence[int] | None, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FftIfftnXPKernel(Protocol[_XP]):
+        """The type of ``fft_ifftn``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, s: int | Sequence[int] | None, dim: int | Sequence[int] | None, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _FftIfftnKernels(KernelRegistrar):
+        """Typed registration of ``fft_ifftn``'s impls: ``@fft_ifftn.cpu`` / ``@fft_ifftn.cuda`` / ``@fft_ifftn.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FftIfftnCPUKernel[_CPU0, _CPU1]) -> FftIfftnCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FftIfftnCUDAKernel[_CUDA0, _CUDA1]) -> FftIfftnCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FftIfftnXPKernel[_XP]) -> FftIfftnXPKernel[_XP]: ...
+
+
+    fft_ifftn: _FftIfftnKernels
+
+
+    class FftRfftnCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``fft_rfftn``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, s: int | Sequence[int] | None, dim: int | Sequence[int] | None, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FftRfftnCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``fft_rfftn``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, s: int | Sequence[int] | None, dim: int | Sequence[int] | None, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FftRfftnXPKernel(Protocol[_XP]):
+        """The type of ``fft_rfftn``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, s: int | Sequence[int] | None, dim: int | Sequence[int] | None, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _FftRfftnKernels(KernelRegistrar):
+        """Typed registration of ``fft_rfftn``'s impls: ``@fft_rfftn.cpu`` / ``@fft_rfftn.cuda`` / ``@fft_rfftn.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FftRfftnCPUKernel[_CPU0, _CPU1]) -> FftRfftnCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FftRfftnCUDAKernel[_CUDA0, _CUDA1]) -> FftRfftnCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FftRfftnXPKernel[_XP]) -> FftRfftnXPKernel[_XP]: ...
+
+
+    fft_rfftn: _FftRfftnKernels
+
+
+    class FftIrfftnCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``fft_irfftn``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, s: int | Sequence[int] | None, dim: int | Sequence[int] | None, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FftIrfftnCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``fft_irfftn``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, s: int | Sequence[int] | None, dim: int | Sequence[int] | None, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FftIrfftnXPKernel(Protocol[_XP]):
+        """The type of ``fft_irfftn``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, s: int | Sequence[int] | None, dim: int | Sequence[int] | None, norm: Literal['backward', 'forward', 'ortho'] | None, *, plan: tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]], out: ConstOut[_XP]) -> None: ...
+
+
+    class _FftIrfftnKernels(KernelRegistrar):
+        """Typed registration of ``fft_irfftn``'s impls: ``@fft_irfftn.cpu`` / ``@fft_irfftn.cuda`` / ``@fft_irfftn.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FftIrfftnCPUKernel[_CPU0, _CPU1]) -> FftIrfftnCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FftIrfftnCUDAKernel[_CUDA0, _CUDA1]) -> FftIrfftnCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FftIrfftnXPKernel[_XP]) -> FftIrfftnXPKernel[_XP]: ...
+
+
+    fft_irfftn: _FftIrfftnKernels
+
+
+    class FftFftshiftCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``fft_fftshift``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, dim: int | Sequence[int] | None, *, plan: tuple[int, ...], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FftFftshiftCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``fft_fftshift``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, dim: int | Sequence[int] | None, *, plan: tuple[int, ...], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FftFftshiftXPKernel(Protocol[_XP]):
+        """The type of ``fft_fftshift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, dim: int | Sequence[int] | None, *, plan: tuple[int, ...], out: ConstOut[_XP]) -> None: ...
+
+
+    class _FftFftshiftKernels(KernelRegistrar):
+        """Typed registration of ``fft_fftshift``'s impls: ``@fft_fftshift.cpu`` / ``@fft_fftshift.cuda`` / ``@fft_fftshift.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FftFftshiftCPUKernel[_CPU0, _CPU1]) -> FftFftshiftCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FftFftshiftCUDAKernel[_CUDA0, _CUDA1]) -> FftFftshiftCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FftFftshiftXPKernel[_XP]) -> FftFftshiftXPKernel[_XP]: ...
+
+
+    fft_fftshift: _FftFftshiftKernels
+
+
+    class FftIfftshiftCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``fft_ifftshift``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, dim: int | Sequence[int] | None, *, plan: tuple[int, ...], out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FftIfftshiftCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``fft_ifftshift``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, dim: int | Sequence[int] | None, *, plan: tuple[int, ...], out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FftIfftshiftXPKernel(Protocol[_XP]):
+        """The type of ``fft_ifftshift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, dim: int | Sequence[int] | None, *, plan: tuple[int, ...], out: ConstOut[_XP]) -> None: ...
+
+
+    class _FftIfftshiftKernels(KernelRegistrar):
+        """Typed registration of ``fft_ifftshift``'s impls: ``@fft_ifftshift.cpu`` / ``@fft_ifftshift.cuda`` / ``@fft_ifftshift.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: FftIfftshiftCPUKernel[_CPU0, _CPU1]) -> FftIfftshiftCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FftIfftshiftCUDAKernel[_CUDA0, _CUDA1]) -> FftIfftshiftCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FftIfftshiftXPKernel[_XP]) -> FftIfftshiftXPKernel[_XP]: ...
+
+
+    fft_ifftshift: _FftIfftshiftKernels
 
 
     class TrilCPUKernel(Protocol[_CPU0, _CPU1]):
@@ -4121,6 +4505,18 @@ else:
     geometric = KernelRegistrar('geometric')
     log_normal = KernelRegistrar('log_normal')
     cauchy = KernelRegistrar('cauchy')
+    fft_fft = KernelRegistrar('fft_fft')
+    fft_ifft = KernelRegistrar('fft_ifft')
+    fft_rfft = KernelRegistrar('fft_rfft')
+    fft_irfft = KernelRegistrar('fft_irfft')
+    fft_hfft = KernelRegistrar('fft_hfft')
+    fft_ihfft = KernelRegistrar('fft_ihfft')
+    fft_fftn = KernelRegistrar('fft_fftn')
+    fft_ifftn = KernelRegistrar('fft_ifftn')
+    fft_rfftn = KernelRegistrar('fft_rfftn')
+    fft_irfftn = KernelRegistrar('fft_irfftn')
+    fft_fftshift = KernelRegistrar('fft_fftshift')
+    fft_ifftshift = KernelRegistrar('fft_ifftshift')
     tril = KernelRegistrar('tril')
     triu = KernelRegistrar('triu')
     roll = KernelRegistrar('roll')

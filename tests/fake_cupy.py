@@ -41,7 +41,7 @@ from typing import Any, Final, Literal
 
 import numpy as np
 
-__all__ = ["DEVICE_COUNT", "Device", "State", "cuda", "lib", "ndarray", "reset", "state", "ufunc"]
+__all__ = ["DEVICE_COUNT", "Device", "State", "cuda", "fft", "lib", "ndarray", "reset", "state", "ufunc"]
 
 DEVICE_COUNT: Final = 2
 _NDArray = np.ndarray[Any, np.dtype[Any]]
@@ -804,6 +804,29 @@ class _Lib:
 
 
 lib: Final = _Lib()
+
+
+class _FFT:
+    """``cupy.fft``: NumPy's ``numpy.fft`` as kernels (arrays on the current device; results there too). CuPy's
+    transforms keep single precision as NumPy 2's do."""
+
+    fft: Final = staticmethod(_kernel("fft.fft", np.fft.fft))
+    ifft: Final = staticmethod(_kernel("fft.ifft", np.fft.ifft))
+    fftn: Final = staticmethod(_kernel("fft.fftn", np.fft.fftn))
+    ifftn: Final = staticmethod(_kernel("fft.ifftn", np.fft.ifftn))
+    rfft: Final = staticmethod(_kernel("fft.rfft", np.fft.rfft))
+    irfft: Final = staticmethod(_kernel("fft.irfft", np.fft.irfft))
+    rfftn: Final = staticmethod(_kernel("fft.rfftn", np.fft.rfftn))
+    irfftn: Final = staticmethod(_kernel("fft.irfftn", np.fft.irfftn))
+    hfft: Final = staticmethod(_kernel("fft.hfft", np.fft.hfft))
+    ihfft: Final = staticmethod(_kernel("fft.ihfft", np.fft.ihfft))
+    fftshift: Final = staticmethod(_kernel("fft.fftshift", np.fft.fftshift))
+    ifftshift: Final = staticmethod(_kernel("fft.ifftshift", np.fft.ifftshift))
+    fftfreq: Final = staticmethod(_kernel("fft.fftfreq", np.fft.fftfreq))
+    rfftfreq: Final = staticmethod(_kernel("fft.rfftfreq", np.fft.rfftfreq))
+
+
+fft: Final = _FFT()
 
 sum: Final = _kernel("sum", np.sum)
 prod: Final = _kernel("prod", np.prod)

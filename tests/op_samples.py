@@ -1187,6 +1187,134 @@ def _random_ops() -> list[OpSamples]:
     ]
 
 
+# --- fft -----------------------------------------------------------------------------------------------------------
+
+_SINGLE = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.complex64))
+
+
+def _fft_axes(a: Array, s: Any, dim: Any, kind: str) -> tuple[tuple[int, ...], list[int] | None]:
+    """torch.fft's defaults for an n-d transform's dims and lengths (-1 keeps a dim's default), for NumPy."""
+    ndim = a.ndim
+    sizes = None if s is None else ([s] if isinstance(s, int) else list(s))
+    if dim is not None:
+        axes = tuple(d % ndim for d in ([dim] if isinstance(dim, int) else dim))
+    elif sizes is not None:
+        axes = tuple(range(ndim - len(sizes), ndim))
+    else:
+        axes = tuple(range(ndim))
+    if sizes is not None:
+        for i, a_ in enumerate(axes):
+            if sizes[i] == -1:
+                sizes[i] = 2 * (a.shape[a_] - 1) if kind == "c2r" and i == len(axes) - 1 else a.shape[a_]
+    return axes, sizes
+
+
+def _fft_ref(name: str, n_dim: bool, kind: str) -> Callable[..., Any]:
+    """The NumPy reference of ``devtensor.fft.<name>``: ``numpy.fft.<name>`` in the input's precision."""
+    fn = getattr(np.fft, name)
+
+    def ref(a: Array, *args: Any, **kwargs: Any) -> Any:
+        single = a.dtype in _SINGLE
+        values: list[Any] = [*args, *((None, None, None) if n_dim else (None, -1, None))[len(args) :]]
+        if n_dim:
+            s, dim, norm = kwargs.get("s", values[0]), kwargs.get("dim", values[1]), kwargs.get("norm", values[2])
+            axes, sizes = _fft_axes(a, s, dim, kind)
+            if not axes:
+                return a.astype(np.complex64 if single else np.complex128)
+            result = fn(a, s=sizes, axes=axes, norm=norm)
+        else:
+            n, dim, norm = kwargs.get("n", values[0]), kwargs.get("dim", values[1]), kwargs.get("norm", values[2])
+            result = fn(a, n=n, axis=dim, norm=norm)
+        return result
+
+    return ref
+
+
+def _fft() -> list[OpSamples]:
+    no_inplace = {"inplace": NO_INPLACE}
+    entries: list[OpSamples] = []
+    x = A((2, 4))
+    no_scalar = {"0-d": "a 0-d tensor has no dim to transform (torch.fft raises IndexError too)"}
+    for name, kinds, kind in (
+        ("fft", "bifc", "c2c"),
+        ("ifft", "bifc", "c2c"),
+        ("rfft", "bif", "r2c"),
+        ("ihfft", "bif", "r2c"),
+        ("irfft", "bifc", "c2r"),
+        ("hfft", "bifc", "c2r"),
+    ):
+        entries.append(
+            OpSamples(
+                f"fft_{name}",
+                (
+                    *(Sample((A((2, 4), k),)) for k in kinds),
+                    Sample((A((3, 5), _main_kind(kinds) if kind == "r2c" else "c"), 6)),
+                    Sample((x, 3, 0)),
+                    Sample((x,), {"n": 5, "dim": -2, "norm": "ortho"}),
+                    Sample((x, None, -1, "forward")),
+                    Sample((A((2, 4)).astype(np.float32), None, 1, "backward")),
+                    Sample((A((0, 4)),)),
+                    Sample((S((2, 4)),)),
+                ),
+                kinds,
+                reference=_fft_ref(name, False, kind),
+                lacks=no_scalar,
+                skip=no_inplace,
+            )
+        )
+    for name, kinds, kind in (
+        ("fftn", "bifc", "c2c"),
+        ("ifftn", "bifc", "c2c"),
+        ("rfftn", "bif", "r2c"),
+        ("irfftn", "bifc", "c2r"),
+    ):
+        samples = [
+            *(Sample((A((2, 3, 4), k),)) for k in kinds),
+            Sample((x, (3, 5))),
+            Sample((x, 6)),
+            Sample((A((2, 3, 4)), None, (0, -1))),
+            Sample((A((2, 3, 4)), (-1, 4), (2, 0), "ortho")),
+            Sample((x,), {"dim": 0, "norm": "forward"}),
+            Sample((A((2, 4)).astype(np.float32),)),
+            Sample((A((0, 4)), None, 1)),
+            Sample((S((2, 4)),)),
+        ]
+        lacks = {}
+        if kind == "c2c":
+            samples += [Sample((A(()),)), Sample((A((2, 3)), None, ()))]
+        else:
+            lacks = {"0-d": f"{name} must transform at least one dim (as torch.fft.{name}); a 0-d tensor has none"}
+        entries.append(
+            OpSamples(
+                f"fft_{name}",
+                tuple(samples),
+                kinds,
+                reference=_fft_ref(name, True, kind),
+                lacks=lacks,
+                skip=no_inplace,
+            )
+        )
+    for name in ("fftshift", "ifftshift"):
+        fn = getattr(np.fft, name)
+        entries.append(
+            OpSamples(
+                f"fft_{name}",
+                (
+                    *(Sample((A((2, 5), k),)) for k in "bifc"),
+                    Sample((A((3, 4, 5)), 1)),
+                    Sample((A((3, 4, 5)), (0, -1))),
+                    Sample((A(()),)),
+                    Sample((A((0, 3)),)),
+                    Sample((S((2, 5)), 0)),
+                ),
+                "bifc",
+                reference=lambda a, dim=None, fn=fn: fn(a, axes=dim) if a.ndim else a.copy(),
+                skip=no_inplace,
+            )
+        )
+    return entries
+
+
 OPS: dict[str, OpSamples] = {
     entry.name: entry
     for entry in (
@@ -1199,5 +1327,6 @@ OPS: dict[str, OpSamples] = {
         *_shape(),
         *_views(),
         *_random_ops(),
+        *_fft(),
     )
 }

@@ -6,6 +6,7 @@ from typing import Any, SupportsIndex, TypeAlias
 import numpy as np
 
 from cupy import cuda as cuda
+from cupy import fft as fft
 
 _ShapeLike: TypeAlias = SupportsIndex | Sequence[SupportsIndex]
 _DTypeLike: TypeAlias = Any
