@@ -8,8 +8,7 @@ Names, signatures and defaults are the standard's (``axis``/``keepdims``; ``conc
 and inspection functions are plain functions. The arrays are devtensor tensors; dtypes are NumPy dtype objects
 (``float32 == numpy.dtype("float32")``); devices are :class:`~devtensor.device.Device` objects.
 
-Not provided yet: the ``linalg`` and ``fft`` extensions (their attributes are absent, as the standard allows for
-an optional extension).
+Extensions: ``fft`` (over :mod:`devtensor.fft`).
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from typing import Any, Final
 import numpy as np
 
 from devtensor import dtypes as _dtypes
+from devtensor.array_api import fft
 from devtensor.array_api._creation import (
     arange,
     asarray,
@@ -142,6 +142,7 @@ def namespace_for(api_version: str | None) -> Any:
 __all__ = [
     "__array_api_version__",
     "__array_namespace_info__",
+    "fft",
     "arange",
     "asarray",
     "astype",
