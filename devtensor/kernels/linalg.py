@@ -294,6 +294,24 @@ def addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *, beta: Scalar 
 @_ks.addmm.xp
 def _addmm(xp: ModuleType, self: D, mat1: D, mat2: D, *, beta: Scalar, alpha: Scalar, out: ConstOut[D]) -> None:
     s, m1, m2 = self._array, mat1._array, mat2._array
+    o: Any = out.array
+    if (
+        xp is np
+        and alpha == 1
+        and beta == 1
+        and s.dtype == o.dtype
+        and m1.dtype == o.dtype
+        and m2.dtype == o.dtype
+        and o.flags.c_contiguous
+        and not np.may_share_memory(o, s)
+    ):
+        # One dtype, no coefficients, out not self: the product goes straight into out (C-contiguous, as the
+        # temporary below would be, so NumPy computes it the same way), then self is added in place. The same
+        # values as the general path, without its temporary and copy.
+        with deferred_conditions():
+            np.matmul(m1, m2, out=o)
+            np.add(o, s, out=o)
+        return
     # Everything is computed into ``prod`` before the one write to ``out``, so out may be self (addmm_).
     dtype = np.result_type(s.dtype, m1.dtype, m2.dtype)
     # (floating-point conditions of the steps are reported after the write: kernels/ufunc_family.py)

@@ -116,20 +116,28 @@ def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: Const
         x, o = x.reshape(1), o.reshape(1)
     # Shift by the slice's maximum, whatever it is: a slice holding +inf (or only -inf) then comes out all nan,
     # as in PyTorch.
+    # (NumPy: the ufuncs' reduce methods, which np.amax and np.sum call, without those functions' wrappers.)
+    amax: Any = _np_max if xp is np else xp.amax
+    total: Any = _np_sum if xp is np else xp.sum
     with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
-        m = xp.amax(x, axis=axis, keepdims=True)
+        m = amax(x, axis=axis, keepdims=True)
         work = o if o.dtype == compute else xp.empty(x.shape, compute)
         xp.subtract(x, m, out=work)
         if plan.log:
-            s = xp.sum(xp.exp(work), axis=axis, keepdims=True)
+            s = total(xp.exp(work), axis=axis, keepdims=True)
             xp.log(s, out=s)
             xp.subtract(work, s, out=work)
         else:
             xp.exp(work, out=work)
-            s = xp.sum(work, axis=axis, keepdims=True)
+            s = total(work, axis=axis, keepdims=True)
             xp.divide(work, s, out=work)
         if work is not o:
             xp.copyto(o, work, casting="same_kind")
+
+
+_np_max: Final = np.maximum.reduce
+_np_min: Final = np.minimum.reduce
+_np_sum: Final = np.add.reduce
 
 
 # --- relu ------------------------------------------------------------------------------------------------
@@ -200,7 +208,10 @@ def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
     """IndexError when an element of the integer array ``idx`` is outside ``[0, n)`` (one device sync)."""
     if idx.size == 0:
         return
-    lo, hi = int(xp.amin(idx)), int(xp.amax(idx))
+    if xp is np:  # (the reduce methods np.amin and np.amax call, without their wrappers)
+        lo, hi = int(_np_min(idx, None)), int(_np_max(idx, None))
+    else:
+        lo, hi = int(xp.amin(idx)), int(xp.amax(idx))
     if lo < 0 or hi >= n:
         bad = lo if lo < 0 else hi
         raise IndexOutOfRangeError(
@@ -261,21 +272,54 @@ def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
 
 @_ks.cross_entropy.xp
 def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> None:
-    x, t, o = input._array, target._array, out.array
+    x, t = input._array, target._array
+    o: Any = out.array
     n, c = x.shape
     _check_classes(xp, "cross_entropy", "target", t, c)
     compute = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
     x = x.astype(compute, copy=False)
-    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
-        if n == 0:
-            # The mean over no samples: nan, with NumPy's "Mean of empty slice" warning on the CPU.
-            xp.copyto(o, xp.mean(xp.empty((0,), compute)), casting="same_kind")
-            return
-        lse = xp.empty((n,), compute)
-        logsumexp_body(xp, x, 1, lse)
-        picked = xp.take_along_axis(x, t.astype(_INT64, copy=False)[:, None], axis=1)[:, 0]
-        xp.subtract(lse, picked, out=lse)
-        xp.copyto(o, xp.mean(lse), casting="same_kind")
+    if xp is not np:
+        with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+            if n == 0:
+                xp.copyto(o, xp.mean(xp.empty((0,), compute)), casting="same_kind")
+                return
+            lse = xp.empty((n,), compute)
+            logsumexp_body(xp, x, 1, lse)
+            picked = xp.take_along_axis(x, t.astype(_INT64, copy=False)[:, None], axis=1)[:, 0]
+            xp.subtract(lse, picked, out=lse)
+            xp.copyto(o, xp.mean(lse), casting="same_kind")
+        return
+    if n == 0:
+        # The mean over no samples: nan, with NumPy's "Mean of empty slice" warning.
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            np.copyto(o, np.mean(np.empty((0,), compute)), casting="same_kind")
+        return
+    # logsumexp_body's steps, each row's maximum and sum computed once and used in place; then the target
+    # logits by fancy indexing with a cached row index, and the mean as np.mean computes it (the sum, then a
+    # division by the count in the sum's dtype). The values are those of the general path bit for bit.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        m = _np_max(x, 1, None, None, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+        e = np.subtract(x, m)
+        np.exp(e, out=e)
+        s = _np_sum(e, 1, None, None, keepdims=True)
+        np.log(s, out=s)
+        np.add(s, m, out=s)
+        lse = s.reshape(n)
+        np.subtract(lse, x[_rows(n), t], out=lse)
+        total = _np_sum(lse)
+        np.copyto(o, total.dtype.type(total / _intp(n)), casting="same_kind")
+
+
+_intp: Final = np.intp
+
+
+@functools.lru_cache(maxsize=64)
+def _rows(n: int) -> np.ndarray[Any, np.dtype[np.intp]]:
+    """``arange(n)``, read-only and cached: the row index of cross_entropy's target logits."""
+    rows = np.arange(n)
+    rows.flags.writeable = False
+    return rows
 
 
 # --- upsample_nearest1d ----------------------------------------------------------------------------------

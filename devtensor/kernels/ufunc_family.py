@@ -266,4 +266,6 @@ def _scaled(xp: Any, self: Any, other: Any, alpha: Scalar) -> Any:
     # weak (bool and bool stay bool). The meta function has checked that alpha and a Python product fit.
     if isinstance(other, _PYTHON_NUMBERS):
         return (other and alpha) if type(other) is bool and type(alpha) is bool else other * alpha
+    if not isinstance(self, _PYTHON_NUMBERS) and self.dtype == other.dtype:
+        return xp.multiply(other, alpha, dtype=other.dtype)  # (one dtype: no np.result_type needed)
     return xp.multiply(other, alpha, dtype=np.result_type(weak(self), other.dtype))
