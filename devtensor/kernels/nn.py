@@ -27,7 +27,7 @@ from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRa
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.kernels.ufunc_family import D, errstate
-from devtensor.meta import int_arg, normalize_dim
+from devtensor.meta import int_arg, memoized, normalize_dim
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -91,6 +91,11 @@ def softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     computed stably: each slice's maximum is subtracted first, so huge logits (1e30) give exact results
     instead of inf/inf. A slice of only ``-inf`` gives nan, as PyTorch.
     """
+    return _softmax_spec(self, dim)
+
+
+@memoized
+def _softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     return _softmax_meta("softmax", self, dim)
 
 
@@ -101,6 +106,11 @@ def log_softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     finite and very negative log-probabilities do not underflow to ``-inf`` as ``log(softmax(x))`` would.
     A slice of only ``-inf`` gives nan, as PyTorch.
     """
+    return _log_softmax_spec(self, dim)
+
+
+@memoized
+def _log_softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     return _softmax_meta("log_softmax", self, dim)
 
 
@@ -189,6 +199,11 @@ def one_hot(self: TensorMeta, num_classes: int = -1) -> TensorSpec:
         IndexError: an index of ``self`` outside ``[0, num_classes)`` (raised by the impl before any write).
         CastingError (TypeError), DeviceMismatchError, MemoryOverlapError (ValueError): the out rules.
     """
+    return _one_hot_spec(self, num_classes)
+
+
+@memoized
+def _one_hot_spec(self: TensorMeta, num_classes: int = -1) -> TensorSpec:
     if self.dtype.kind not in "iu":
         raise ArgumentTypeError(
             f"one_hot: argument 'self' must be an integer tensor of class indices, got dtype {self.dtype.name}"
@@ -252,6 +267,11 @@ def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
         IndexError: a target class outside ``[0, C)`` (raised by the impl before any write, as PyTorch).
         CastingError (TypeError), DeviceMismatchError, MemoryOverlapError (ValueError): the out rules.
     """
+    return _cross_entropy_spec(input, target)
+
+
+@memoized
+def _cross_entropy_spec(input: TensorMeta, target: TensorMeta) -> TensorSpec:
     if input.ndim != 2:
         raise ShapeError(
             f"cross_entropy: argument 'input' must be 2-d logits [N, C], got shape {list(input.shape)} "
@@ -437,6 +457,13 @@ def upsample_nearest1d(
             not a number.
         CastingError (TypeError), DeviceMismatchError, MemoryOverlapError (ValueError): the out rules.
     """
+    return _upsample_nearest1d_spec(self, output_size, scale_factor)
+
+
+@memoized
+def _upsample_nearest1d_spec(
+    self: TensorMeta, output_size: int | Sequence[int] | None = None, scale_factor: float | None = None
+) -> TensorSpec:
     shape = self.shape
     if len(shape) != 3:
         raise ShapeError(
