@@ -319,7 +319,8 @@ def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> 
     # division by the count in the sum's dtype). The values are those of the general path bit for bit.
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         m = _np_max(x, 1, None, None, keepdims=True)
-        m = np.where(np.isfinite(m), m, 0)
+        if not math.isfinite(_np_sum(m, None)):  # (finite sum: every maximum finite, and the np.where a no-op)
+            m = np.where(np.isfinite(m), m, 0)
         e = np.subtract(x, m)
         np.exp(e, out=e)
         s = _np_sum(e, 1, None, None, keepdims=True)
