@@ -24,7 +24,9 @@ rounds). torch runs with one thread, so all three libraries use one core.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
+import re
 import sys
 import time
 import timeit
@@ -32,9 +34,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+# One BLAS thread, as torch gets one: set before NumPy loads its BLAS (a multi-threaded BLAS on a busy small
+# machine makes matmul times jump by orders of magnitude between rounds).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-import devtensor as dt
+import numpy as np  # noqa: E402
+
+import devtensor as dt  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # (the sibling benchmark scripts)
@@ -302,8 +309,6 @@ def custom_op(rounds: int) -> dict[str, float]:
 
 def import_times(torch: Any, repeat: int) -> dict[str, float]:
     """Best seconds of ``import numpy``, ``import numpy, devtensor`` (and ``import torch``) in fresh processes."""
-    import os
-
     import import_cost
 
     env = dict(os.environ)
@@ -361,7 +366,8 @@ def write_plots(results: dict[int, dict[str, dict[str, float]]], folder: Path) -
         ax.legend()
         ax.grid(True, which="both", alpha=0.3)
         fig.tight_layout()
-        name = "".join(ch if ch.isalnum() else "_" for ch in op.replace("_", "-")).strip("_").replace("-", "_") + ".png"
+        slug = op[:-1] + " inplace" if op.endswith("_") else op  # (add_ and add apart)
+        name = re.sub(r"[^0-9a-zA-Z]+", "_", slug).strip("_") + ".png"
         fig.savefig(folder / name, dpi=90)
         plt.close(fig)
         names.append(name)
