@@ -315,8 +315,8 @@ def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> 
             np.copyto(o, np.mean(np.empty((0,), compute)), casting="same_kind")
         return
     # logsumexp_body's steps, each row's maximum and sum computed once and used in place; then the target
-    # logits by fancy indexing with a cached row index, and the mean as np.mean computes it (the sum, then a
-    # division by the count in the sum's dtype). The values are those of the general path bit for bit.
+    # logits by fancy indexing with a cached row index, and the mean as np.mean computes it (the sum divided by
+    # the count, as an intp, then cast to the sum's dtype). The values are the general path's, bit for bit.
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         m = _np_max(x, 1, None, None, keepdims=True)
         if not math.isfinite(_np_sum(m, None)):  # (finite sum: every maximum finite, and the np.where a no-op)
