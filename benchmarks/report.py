@@ -66,6 +66,8 @@ def interleaved(calls: dict[str, Call], rounds: int, budget: float = 0.02) -> di
     of the machine hits all of them alike). Each timing runs about ``budget`` seconds."""
     numbers: dict[str, int] = {}
     for name, fn in calls.items():
+        for _ in range(3):  # (warm up: first calls fill caches, torch's dispatcher among them)
+            fn()
         start = time.perf_counter()
         fn()
         once = max(time.perf_counter() - start, 1e-7)
@@ -388,7 +390,7 @@ def report(args: argparse.Namespace) -> str:
     lines = ["# Benchmark results", ""]
     lines.append(
         f"Written by `python benchmarks/report.py{' --full' if args.full else ''}` on {time.strftime('%Y-%m-%d')}. "
-        f"Machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}, "
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"{versions}."
     )
     lines += [
