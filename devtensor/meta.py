@@ -67,6 +67,13 @@ __all__ = [
 #: calls it.
 INLINE: Final = "_devtensor_inline"
 
+#: The attribute through which a meta function whose op's built-in CPU kernel is one ufunc call offers the
+#: generated functional fronts the direct path: a list ``[kernel, ufunc]`` (the ufunc family sets ``kernel`` to
+#: the op's registered CPU kernel). While that kernel is the handler (no override, no other kernel registered),
+#: the front calls ``ufunc(*arrays, out=result)`` itself: the same call the kernel makes, without its frame and
+#: ConstOut.
+DIRECT: Final = "_devtensor_direct"
+
 _broadcast_cache: dict[tuple[tuple[int, ...], ...], tuple[int, ...]] = {}
 _MAX_CACHE: Final = 4096
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import Scalar
-from devtensor.meta import _COMPARISONS, _IINFO, binary_ufunc_meta, int_bounds, unary_ufunc_meta
+from devtensor.meta import _COMPARISONS, _IINFO, DIRECT, binary_ufunc_meta, int_bounds, unary_ufunc_meta
 from devtensor.structured import StructuredOp
 from devtensor.tensor import Tensor
 from devtensor.typed import CPUTensor, CUDATensor
@@ -149,13 +149,20 @@ def elementwise_doc(name: str, summary: str, ufunc: str, *, inplace: bool = True
     return summary.strip() + "\n" + _COMMON_DOC.format(name=name, ufunc=ufunc, inplace=variant) + extra
 
 
-def _define(name: str, meta: Callable[..., Any], doc: str, kernel: Callable[..., None]) -> StructuredOp:
+def _define(
+    name: str, meta: Callable[..., Any], doc: str, kernel: Callable[..., None], ufunc: np.ufunc | None = None
+) -> StructuredOp:
     meta.__doc__ = doc
+    direct: list[Any] = [None, ufunc]
+    if ufunc is not None:  # (the kernel is that one ufunc call for every functional call it gets: meta.DIRECT)
+        meta.__dict__[DIRECT] = direct
     op = StructuredOp(name, meta, out_may_be_input=True)
     op.functional.__doc__ = doc
     if op.inplace is not None:
         op.inplace.__doc__ = doc
     register_xp(op, kernel)
+    if ufunc is not None:
+        direct[0] = op.table.kernels.get(DispatchKey.CPU)
     return op
 
 
@@ -182,7 +189,7 @@ def unary_ufunc(name: str, ufunc: np.ufunc, *, doc: str, cupy: str | None = None
 
     kernel.__name__ = kernel.__qualname__ = f"{name}_kernel"
     summary = elementwise_doc(name, doc, f"np.{ufunc.__name__}")
-    return _define(name, unary_ufunc_meta(name, ufunc), summary, kernel)
+    return _define(name, unary_ufunc_meta(name, ufunc), summary, kernel, ufunc)
 
 
 def binary_ufunc(name: str, ufunc: np.ufunc, *, doc: str, alpha: bool = False, cupy: str | None = None) -> StructuredOp:
@@ -244,7 +251,8 @@ def binary_ufunc(name: str, ufunc: np.ufunc, *, doc: str, alpha: bool = False, c
             )
 
     kernel.__name__ = kernel.__qualname__ = f"{name}_kernel"
-    return _define(name, meta, summary, kernel)
+    # (comparisons treat out-of-range Python ints specially: no direct path for them)
+    return _define(name, meta, summary, kernel, None if ufunc in _COMPARISONS else ufunc)
 
 
 def _exact_int_operands(array: Any, value: int) -> tuple[Any, Any]:
