@@ -59,39 +59,39 @@ _Tensor = COMMON.get('_Tensor')
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.
 FINGERPRINTS = {
-    'make_cpu_add': 'add|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cpu_add': 'add|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cpu_add_': 'add|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cpu_sub': 'sub|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cpu_sub': 'sub|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cpu_sub_': 'sub|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cpu_mul': 'mul|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_mul': 'mul|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_mul_': 'mul|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cpu_div': 'div|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
     'make_cpu_div_': 'div|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
-    'make_cpu_remainder': 'remainder|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_remainder': 'remainder|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_remainder_': 'remainder|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cpu_pow': 'pow|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_pow_': 'pow|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_neg': 'neg|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_neg': 'neg|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_neg_': 'neg|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_abs': 'abs|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_abs': 'abs|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_abs_': 'abs|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_exp': 'exp|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_exp': 'exp|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_exp_': 'exp|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_log': 'log|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log': 'log|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_log_': 'log|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_sqrt': 'sqrt|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sqrt': 'sqrt|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_sqrt_': 'sqrt|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_sin': 'sin|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sin': 'sin|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_sin_': 'sin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_cos': 'cos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_cos': 'cos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_cos_': 'cos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_tanh': 'tanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_tanh': 'tanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_tanh_': 'tanh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_sigmoid': 'sigmoid|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_sigmoid_': 'sigmoid|inplace|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_maximum': 'maximum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_maximum': 'maximum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_maximum_': 'maximum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_minimum': 'minimum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_minimum': 'minimum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_minimum_': 'minimum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cpu_clamp': 'clamp|functional|cpu|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
     'make_cpu_clamp_': 'clamp|inplace|cpu|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
@@ -108,31 +108,31 @@ FINGERPRINTS = {
     'make_cpu_gt_': 'gt|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cpu_ge': 'ge|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cpu_ge_': 'ge|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_logical_and': 'logical_and|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logical_and': 'logical_and|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_logical_and_': 'logical_and|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_logical_or': 'logical_or|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logical_or': 'logical_or|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_logical_or_': 'logical_or|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_logical_xor': 'logical_xor|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logical_xor': 'logical_xor|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_logical_xor_': 'logical_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_logical_not': 'logical_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_logical_not': 'logical_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_logical_not_': 'logical_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_bitwise_and': 'bitwise_and|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_and': 'bitwise_and|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_bitwise_and_': 'bitwise_and|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_or': 'bitwise_or|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_or': 'bitwise_or|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_bitwise_or_': 'bitwise_or|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_xor': 'bitwise_xor|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_xor': 'bitwise_xor|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_bitwise_xor_': 'bitwise_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_not': 'bitwise_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_bitwise_not': 'bitwise_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_bitwise_not_': 'bitwise_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_bitwise_left_shift': 'bitwise_left_shift|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_left_shift': 'bitwise_left_shift|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_bitwise_left_shift_': 'bitwise_left_shift|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_right_shift': 'bitwise_right_shift|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_right_shift': 'bitwise_right_shift|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_bitwise_right_shift_': 'bitwise_right_shift|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_positive': 'positive|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_positive': 'positive|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_positive_': 'positive|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_round': 'round|functional|cpu|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
     'make_cpu_round_': 'round|inplace|cpu|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
-    'make_cpu_conj': 'conj|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_conj': 'conj|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_conj_': 'conj|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_real': 'real|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_imag': 'imag|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -191,54 +191,54 @@ FINGERPRINTS = {
     'make_cpu_ceil_': 'ceil|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_trunc': 'trunc|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_trunc_': 'trunc|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_sign': 'sign|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sign': 'sign|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_sign_': 'sign|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_square': 'square|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_square': 'square|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_square_': 'square|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_reciprocal': 'reciprocal|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_reciprocal': 'reciprocal|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_reciprocal_': 'reciprocal|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_log1p': 'log1p|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log1p': 'log1p|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_log1p_': 'log1p|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_expm1': 'expm1|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_expm1_': 'expm1|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_log2': 'log2|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log2': 'log2|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_log2_': 'log2|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_log10': 'log10|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log10': 'log10|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_log10_': 'log10|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_isnan': 'isnan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_isinf': 'isinf|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_isfinite': 'isfinite|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_signbit': 'signbit|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_tan': 'tan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_isnan': 'isnan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
+    'make_cpu_isinf': 'isinf|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
+    'make_cpu_isfinite': 'isfinite|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
+    'make_cpu_signbit': 'signbit|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
+    'make_cpu_tan': 'tan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_tan_': 'tan|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_asin': 'asin|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_asin': 'asin|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_asin_': 'asin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_acos': 'acos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_acos': 'acos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_acos_': 'acos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_atan': 'atan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_atan': 'atan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_atan_': 'atan|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_sinh': 'sinh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sinh': 'sinh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_sinh_': 'sinh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_cosh': 'cosh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_cosh': 'cosh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_cosh_': 'cosh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_asinh': 'asinh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_asinh': 'asinh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_asinh_': 'asinh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_acosh': 'acosh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_acosh': 'acosh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_acosh_': 'acosh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_atanh': 'atanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_atanh': 'atanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_atanh_': 'atanh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_atan2': 'atan2|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_atan2': 'atan2|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_atan2_': 'atan2|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_hypot': 'hypot|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_hypot': 'hypot|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_hypot_': 'hypot|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_copysign': 'copysign|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_copysign': 'copysign|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_copysign_': 'copysign|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_logaddexp': 'logaddexp|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_float_power': 'float_power|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logaddexp': 'logaddexp|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
+    'make_cpu_float_power': 'float_power|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_float_power_': 'float_power|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_fmod': 'fmod|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_fmod': 'fmod|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_fmod_': 'fmod|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_nextafter': 'nextafter|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_nextafter': 'nextafter|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_nextafter_': 'nextafter|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cpu_sum': 'sum|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
     'make_cpu_prod': 'prod|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
@@ -268,39 +268,39 @@ FINGERPRINTS = {
     'make_cpu_flip': 'flip|functional|cpu|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_cat': 'cat|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cpu_stack': 'stack|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_add': 'add|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cuda_add': 'add|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_add_': 'add|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cuda_sub': 'sub|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cuda_sub': 'sub|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_sub_': 'sub|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cuda_mul': 'mul|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_mul': 'mul|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_mul_': 'mul|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cuda_div': 'div|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
     'make_cuda_div_': 'div|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
-    'make_cuda_remainder': 'remainder|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_remainder': 'remainder|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_remainder_': 'remainder|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cuda_pow': 'pow|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_pow_': 'pow|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_neg': 'neg|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_neg': 'neg|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_neg_': 'neg|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_abs': 'abs|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_abs': 'abs|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_abs_': 'abs|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_exp': 'exp|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_exp': 'exp|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_exp_': 'exp|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_log': 'log|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log': 'log|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_log_': 'log|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_sqrt': 'sqrt|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sqrt': 'sqrt|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_sqrt_': 'sqrt|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_sin': 'sin|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sin': 'sin|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_sin_': 'sin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_cos': 'cos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_cos': 'cos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_cos_': 'cos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_tanh': 'tanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_tanh': 'tanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_tanh_': 'tanh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_sigmoid': 'sigmoid|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_sigmoid_': 'sigmoid|inplace|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_maximum': 'maximum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_maximum': 'maximum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_maximum_': 'maximum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_minimum': 'minimum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_minimum': 'minimum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_minimum_': 'minimum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cuda_clamp': 'clamp|functional|cuda|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
     'make_cuda_clamp_': 'clamp|inplace|cuda|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
@@ -317,31 +317,31 @@ FINGERPRINTS = {
     'make_cuda_gt_': 'gt|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cuda_ge': 'ge|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cuda_ge_': 'ge|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_logical_and': 'logical_and|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logical_and': 'logical_and|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_logical_and_': 'logical_and|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_logical_or': 'logical_or|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logical_or': 'logical_or|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_logical_or_': 'logical_or|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_logical_xor': 'logical_xor|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logical_xor': 'logical_xor|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_logical_xor_': 'logical_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_logical_not': 'logical_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_logical_not': 'logical_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_logical_not_': 'logical_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_bitwise_and': 'bitwise_and|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_and': 'bitwise_and|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_bitwise_and_': 'bitwise_and|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_or': 'bitwise_or|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_or': 'bitwise_or|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_bitwise_or_': 'bitwise_or|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_xor': 'bitwise_xor|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_xor': 'bitwise_xor|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_bitwise_xor_': 'bitwise_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_not': 'bitwise_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_bitwise_not': 'bitwise_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_bitwise_not_': 'bitwise_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_bitwise_left_shift': 'bitwise_left_shift|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_left_shift': 'bitwise_left_shift|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_bitwise_left_shift_': 'bitwise_left_shift|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_right_shift': 'bitwise_right_shift|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_right_shift': 'bitwise_right_shift|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_bitwise_right_shift_': 'bitwise_right_shift|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_positive': 'positive|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_positive': 'positive|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_positive_': 'positive|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_round': 'round|functional|cuda|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
     'make_cuda_round_': 'round|inplace|cuda|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
-    'make_cuda_conj': 'conj|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_conj': 'conj|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_conj_': 'conj|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_real': 'real|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_imag': 'imag|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -400,54 +400,54 @@ FINGERPRINTS = {
     'make_cuda_ceil_': 'ceil|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_trunc': 'trunc|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_trunc_': 'trunc|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_sign': 'sign|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sign': 'sign|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_sign_': 'sign|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_square': 'square|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_square': 'square|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_square_': 'square|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_reciprocal': 'reciprocal|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_reciprocal': 'reciprocal|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_reciprocal_': 'reciprocal|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_log1p': 'log1p|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log1p': 'log1p|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_log1p_': 'log1p|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_expm1': 'expm1|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_expm1_': 'expm1|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_log2': 'log2|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log2': 'log2|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_log2_': 'log2|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_log10': 'log10|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log10': 'log10|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_log10_': 'log10|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_isnan': 'isnan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_isinf': 'isinf|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_isfinite': 'isfinite|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_signbit': 'signbit|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_tan': 'tan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_isnan': 'isnan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
+    'make_cuda_isinf': 'isinf|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
+    'make_cuda_isfinite': 'isfinite|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
+    'make_cuda_signbit': 'signbit|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
+    'make_cuda_tan': 'tan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_tan_': 'tan|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_asin': 'asin|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_asin': 'asin|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_asin_': 'asin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_acos': 'acos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_acos': 'acos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_acos_': 'acos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_atan': 'atan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_atan': 'atan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_atan_': 'atan|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_sinh': 'sinh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sinh': 'sinh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_sinh_': 'sinh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_cosh': 'cosh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_cosh': 'cosh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_cosh_': 'cosh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_asinh': 'asinh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_asinh': 'asinh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_asinh_': 'asinh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_acosh': 'acosh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_acosh': 'acosh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_acosh_': 'acosh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_atanh': 'atanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_atanh': 'atanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_atanh_': 'atanh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_atan2': 'atan2|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_atan2': 'atan2|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_atan2_': 'atan2|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_hypot': 'hypot|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_hypot': 'hypot|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_hypot_': 'hypot|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_copysign': 'copysign|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_copysign': 'copysign|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_copysign_': 'copysign|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_logaddexp': 'logaddexp|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_float_power': 'float_power|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logaddexp': 'logaddexp|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
+    'make_cuda_float_power': 'float_power|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_float_power_': 'float_power|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_fmod': 'fmod|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_fmod': 'fmod|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_fmod_': 'fmod|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_nextafter': 'nextafter|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_nextafter': 'nextafter|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_nextafter_': 'nextafter|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cuda_sum': 'sum|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
     'make_cuda_prod': 'prod|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
@@ -480,7 +480,7 @@ FINGERPRINTS = {
 }
 
 
-def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class, _default_alpha):
     def add(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if type(self) is _Class:
@@ -522,7 +522,9 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, alpha=alpha, out=_const_out)
@@ -532,7 +534,9 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and alpha is _ONE:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, alpha=alpha, out=_const_out)
@@ -620,7 +624,9 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, alpha=alpha, out=_const_out)
@@ -630,7 +636,9 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and alpha is _ONE:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, alpha=alpha, out=_const_out)
@@ -788,7 +796,7 @@ def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class, _default_alpha):
     def sub(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if type(self) is _Class:
@@ -830,7 +838,9 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, alpha=alpha, out=_const_out)
@@ -840,7 +850,9 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and alpha is _ONE:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, alpha=alpha, out=_const_out)
@@ -928,7 +940,9 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, alpha=alpha, out=_const_out)
@@ -938,7 +952,9 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and alpha is _ONE:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, alpha=alpha, out=_const_out)
@@ -1096,7 +1112,7 @@ def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def mul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -1137,7 +1153,9 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -1147,7 +1165,9 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -1234,7 +1254,9 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -1244,7 +1266,9 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -1688,7 +1712,7 @@ def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def remainder(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -1729,7 +1753,9 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -1739,7 +1765,9 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -1826,7 +1854,9 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -1836,7 +1866,9 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -2280,7 +2312,7 @@ def make_cpu_pow_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def neg(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -2304,7 +2336,9 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -2314,7 +2348,9 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -2383,7 +2419,9 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -2393,7 +2431,9 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -2530,7 +2570,7 @@ def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def abs(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -2554,7 +2594,9 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -2564,7 +2606,9 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -2633,7 +2677,9 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -2643,7 +2689,9 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -2780,7 +2828,7 @@ def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def exp(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -2804,7 +2852,9 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -2814,7 +2864,9 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -2883,7 +2935,9 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -2893,7 +2947,9 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3030,7 +3086,7 @@ def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -3054,7 +3110,9 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3064,7 +3122,9 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3133,7 +3193,9 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3143,7 +3205,9 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3280,7 +3344,7 @@ def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sqrt(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -3304,7 +3368,9 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3314,7 +3380,9 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3383,7 +3451,9 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3393,7 +3463,9 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3530,7 +3602,7 @@ def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sin(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -3554,7 +3626,9 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3564,7 +3638,9 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3633,7 +3709,9 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3643,7 +3721,9 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3780,7 +3860,7 @@ def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def cos(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -3804,7 +3884,9 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3814,7 +3896,9 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3883,7 +3967,9 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3893,7 +3979,9 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -4030,7 +4118,7 @@ def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def tanh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -4054,7 +4142,9 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -4064,7 +4154,9 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -4133,7 +4225,9 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -4143,7 +4237,9 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -4526,7 +4622,7 @@ def make_cpu_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def maximum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -4567,7 +4663,9 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -4577,7 +4675,9 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -4664,7 +4764,9 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -4674,7 +4776,9 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -4830,7 +4934,7 @@ def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def minimum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -4871,7 +4975,9 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -4881,7 +4987,9 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -4968,7 +5076,9 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -4978,7 +5088,9 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -7432,7 +7544,7 @@ def make_cpu_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logical_and(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -7473,7 +7585,9 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -7483,7 +7597,9 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -7570,7 +7686,9 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -7580,7 +7698,9 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -7736,7 +7856,7 @@ def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logical_or(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -7777,7 +7897,9 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -7787,7 +7909,9 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -7874,7 +7998,9 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -7884,7 +8010,9 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -8040,7 +8168,7 @@ def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logical_xor(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -8081,7 +8209,9 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -8091,7 +8221,9 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -8178,7 +8310,9 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -8188,7 +8322,9 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -8344,7 +8480,7 @@ def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def logical_not(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -8368,7 +8504,9 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -8378,7 +8516,9 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -8447,7 +8587,9 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -8457,7 +8599,9 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -8594,7 +8738,7 @@ def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cpu_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_and(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -8635,7 +8779,9 @@ def make_cpu_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -8645,7 +8791,9 @@ def make_cpu_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -8732,7 +8880,9 @@ def make_cpu_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -8742,7 +8892,9 @@ def make_cpu_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -8898,7 +9050,7 @@ def make_cpu_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cpu_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_or(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -8939,7 +9091,9 @@ def make_cpu_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -8949,7 +9103,9 @@ def make_cpu_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -9036,7 +9192,9 @@ def make_cpu_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -9046,7 +9204,9 @@ def make_cpu_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -9202,7 +9362,7 @@ def make_cpu_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cpu_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_xor(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -9243,7 +9403,9 @@ def make_cpu_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -9253,7 +9415,9 @@ def make_cpu_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -9340,7 +9504,9 @@ def make_cpu_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -9350,7 +9516,9 @@ def make_cpu_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -9506,7 +9674,7 @@ def make_cpu_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cpu_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def bitwise_not(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -9530,7 +9698,9 @@ def make_cpu_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -9540,7 +9710,9 @@ def make_cpu_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -9609,7 +9781,9 @@ def make_cpu_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -9619,7 +9793,9 @@ def make_cpu_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -9756,7 +9932,7 @@ def make_cpu_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cpu_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_left_shift(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -9797,7 +9973,9 @@ def make_cpu_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -9807,7 +9985,9 @@ def make_cpu_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -9894,7 +10074,9 @@ def make_cpu_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -9904,7 +10086,9 @@ def make_cpu_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -10060,7 +10244,7 @@ def make_cpu_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out
     return _public, _raw
 
 
-def make_cpu_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_right_shift(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -10101,7 +10285,9 @@ def make_cpu_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -10111,7 +10297,9 @@ def make_cpu_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -10198,7 +10386,9 @@ def make_cpu_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -10208,7 +10398,9 @@ def make_cpu_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -10364,7 +10556,7 @@ def make_cpu_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _ou
     return _public, _raw
 
 
-def make_cpu_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def positive(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -10388,7 +10580,9 @@ def make_cpu_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -10398,7 +10592,9 @@ def make_cpu_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -10467,7 +10663,9 @@ def make_cpu_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -10477,7 +10675,9 @@ def make_cpu_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -10860,7 +11060,7 @@ def make_cpu_round_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def conj(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -10884,7 +11084,9 @@ def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -10894,7 +11096,9 @@ def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -10963,7 +11167,9 @@ def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -10973,7 +11179,9 @@ def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -19408,7 +19616,7 @@ def make_cpu_trunc_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sign(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -19432,7 +19640,9 @@ def make_cpu_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -19442,7 +19652,9 @@ def make_cpu_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -19511,7 +19723,9 @@ def make_cpu_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -19521,7 +19735,9 @@ def make_cpu_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -19658,7 +19874,7 @@ def make_cpu_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def square(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -19682,7 +19898,9 @@ def make_cpu_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -19692,7 +19910,9 @@ def make_cpu_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -19761,7 +19981,9 @@ def make_cpu_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -19771,7 +19993,9 @@ def make_cpu_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -19908,7 +20132,7 @@ def make_cpu_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cpu_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def reciprocal(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -19932,7 +20156,9 @@ def make_cpu_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -19942,7 +20168,9 @@ def make_cpu_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -20011,7 +20239,9 @@ def make_cpu_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -20021,7 +20251,9 @@ def make_cpu_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -20158,7 +20390,7 @@ def make_cpu_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cpu_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log1p(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -20182,7 +20414,9 @@ def make_cpu_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -20192,7 +20426,9 @@ def make_cpu_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -20261,7 +20497,9 @@ def make_cpu_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -20271,7 +20509,9 @@ def make_cpu_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -20658,7 +20898,7 @@ def make_cpu_expm1_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log2(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -20682,7 +20922,9 @@ def make_cpu_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -20692,7 +20934,9 @@ def make_cpu_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -20761,7 +21005,9 @@ def make_cpu_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -20771,7 +21017,9 @@ def make_cpu_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -20908,7 +21156,7 @@ def make_cpu_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log10(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -20932,7 +21180,9 @@ def make_cpu_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -20942,7 +21192,9 @@ def make_cpu_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21011,7 +21263,9 @@ def make_cpu_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21021,7 +21275,9 @@ def make_cpu_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21158,7 +21414,7 @@ def make_cpu_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def isnan(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -21182,7 +21438,9 @@ def make_cpu_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21192,7 +21450,9 @@ def make_cpu_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21261,7 +21521,9 @@ def make_cpu_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21271,7 +21533,9 @@ def make_cpu_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21322,7 +21586,7 @@ def make_cpu_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def isinf(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -21346,7 +21610,9 @@ def make_cpu_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21356,7 +21622,9 @@ def make_cpu_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21425,7 +21693,9 @@ def make_cpu_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21435,7 +21705,9 @@ def make_cpu_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21486,7 +21758,7 @@ def make_cpu_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def isfinite(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -21510,7 +21782,9 @@ def make_cpu_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21520,7 +21794,9 @@ def make_cpu_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21589,7 +21865,9 @@ def make_cpu_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21599,7 +21877,9 @@ def make_cpu_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21650,7 +21930,7 @@ def make_cpu_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cpu_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def signbit(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -21674,7 +21954,9 @@ def make_cpu_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21684,7 +21966,9 @@ def make_cpu_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21753,7 +22037,9 @@ def make_cpu_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21763,7 +22049,9 @@ def make_cpu_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21814,7 +22102,7 @@ def make_cpu_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cpu_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def tan(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -21838,7 +22126,9 @@ def make_cpu_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21848,7 +22138,9 @@ def make_cpu_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21917,7 +22209,9 @@ def make_cpu_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21927,7 +22221,9 @@ def make_cpu_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22064,7 +22360,7 @@ def make_cpu_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def asin(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -22088,7 +22384,9 @@ def make_cpu_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22098,7 +22396,9 @@ def make_cpu_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22167,7 +22467,9 @@ def make_cpu_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22177,7 +22479,9 @@ def make_cpu_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22314,7 +22618,7 @@ def make_cpu_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def acos(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -22338,7 +22642,9 @@ def make_cpu_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22348,7 +22654,9 @@ def make_cpu_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22417,7 +22725,9 @@ def make_cpu_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22427,7 +22737,9 @@ def make_cpu_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22564,7 +22876,7 @@ def make_cpu_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def atan(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -22588,7 +22900,9 @@ def make_cpu_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22598,7 +22912,9 @@ def make_cpu_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22667,7 +22983,9 @@ def make_cpu_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22677,7 +22995,9 @@ def make_cpu_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22814,7 +23134,7 @@ def make_cpu_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sinh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -22838,7 +23158,9 @@ def make_cpu_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22848,7 +23170,9 @@ def make_cpu_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22917,7 +23241,9 @@ def make_cpu_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22927,7 +23253,9 @@ def make_cpu_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23064,7 +23392,7 @@ def make_cpu_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def cosh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -23088,7 +23416,9 @@ def make_cpu_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23098,7 +23428,9 @@ def make_cpu_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23167,7 +23499,9 @@ def make_cpu_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23177,7 +23511,9 @@ def make_cpu_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23314,7 +23650,7 @@ def make_cpu_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def asinh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -23338,7 +23674,9 @@ def make_cpu_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23348,7 +23686,9 @@ def make_cpu_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23417,7 +23757,9 @@ def make_cpu_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23427,7 +23769,9 @@ def make_cpu_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23564,7 +23908,7 @@ def make_cpu_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def acosh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -23588,7 +23932,9 @@ def make_cpu_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23598,7 +23944,9 @@ def make_cpu_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23667,7 +24015,9 @@ def make_cpu_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23677,7 +24027,9 @@ def make_cpu_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23814,7 +24166,7 @@ def make_cpu_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def atanh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -23838,7 +24190,9 @@ def make_cpu_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23848,7 +24202,9 @@ def make_cpu_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23917,7 +24273,9 @@ def make_cpu_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23927,7 +24285,9 @@ def make_cpu_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -24064,7 +24424,7 @@ def make_cpu_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def atan2(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -24105,7 +24465,9 @@ def make_cpu_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -24115,7 +24477,9 @@ def make_cpu_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -24202,7 +24566,9 @@ def make_cpu_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -24212,7 +24578,9 @@ def make_cpu_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -24368,7 +24736,7 @@ def make_cpu_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def hypot(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -24409,7 +24777,9 @@ def make_cpu_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -24419,7 +24789,9 @@ def make_cpu_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -24506,7 +24878,9 @@ def make_cpu_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -24516,7 +24890,9 @@ def make_cpu_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -24672,7 +25048,7 @@ def make_cpu_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def copysign(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -24713,7 +25089,9 @@ def make_cpu_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -24723,7 +25101,9 @@ def make_cpu_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -24810,7 +25190,9 @@ def make_cpu_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -24820,7 +25202,9 @@ def make_cpu_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -24976,7 +25360,7 @@ def make_cpu_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cpu_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logaddexp(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -25017,7 +25401,9 @@ def make_cpu_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25027,7 +25413,9 @@ def make_cpu_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25114,7 +25502,9 @@ def make_cpu_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25124,7 +25514,9 @@ def make_cpu_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25176,7 +25568,7 @@ def make_cpu_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cpu_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def float_power(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -25217,7 +25609,9 @@ def make_cpu_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25227,7 +25621,9 @@ def make_cpu_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25314,7 +25710,9 @@ def make_cpu_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25324,7 +25722,9 @@ def make_cpu_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25480,7 +25880,7 @@ def make_cpu_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cpu_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def fmod(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -25521,7 +25921,9 @@ def make_cpu_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25531,7 +25933,9 @@ def make_cpu_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25618,7 +26022,9 @@ def make_cpu_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25628,7 +26034,9 @@ def make_cpu_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25784,7 +26192,7 @@ def make_cpu_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def nextafter(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -25825,7 +26233,9 @@ def make_cpu_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25835,7 +26245,9 @@ def make_cpu_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25922,7 +26334,9 @@ def make_cpu_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25932,7 +26346,9 @@ def make_cpu_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -30406,7 +30822,7 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class, _default_alpha):
     def add(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if type(self) is _Class:
@@ -30448,7 +30864,9 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, alpha=alpha, out=_const_out)
@@ -30458,7 +30876,9 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and alpha is _ONE:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, alpha=alpha, out=_const_out)
@@ -30546,7 +30966,9 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, alpha=alpha, out=_const_out)
@@ -30556,7 +30978,9 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and alpha is _ONE:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, alpha=alpha, out=_const_out)
@@ -30714,7 +31138,7 @@ def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class, _default_alpha):
     def sub(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if type(self) is _Class:
@@ -30756,7 +31180,9 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, alpha=alpha, out=_const_out)
@@ -30766,7 +31192,9 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and alpha is _ONE:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, alpha=alpha, out=_const_out)
@@ -30854,7 +31282,9 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, alpha=alpha, out=_const_out)
@@ -30864,7 +31294,9 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and alpha is _ONE:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, alpha=alpha, out=_const_out)
@@ -31022,7 +31454,7 @@ def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def mul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -31063,7 +31495,9 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -31073,7 +31507,9 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -31160,7 +31596,9 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -31170,7 +31608,9 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -31614,7 +32054,7 @@ def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def remainder(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -31655,7 +32095,9 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -31665,7 +32107,9 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -31752,7 +32196,9 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -31762,7 +32208,9 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -32206,7 +32654,7 @@ def make_cuda_pow_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def neg(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -32230,7 +32678,9 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -32240,7 +32690,9 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -32309,7 +32761,9 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -32319,7 +32773,9 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -32456,7 +32912,7 @@ def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def abs(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -32480,7 +32936,9 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -32490,7 +32948,9 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -32559,7 +33019,9 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -32569,7 +33031,9 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -32706,7 +33170,7 @@ def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def exp(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -32730,7 +33194,9 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -32740,7 +33206,9 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -32809,7 +33277,9 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -32819,7 +33289,9 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -32956,7 +33428,7 @@ def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -32980,7 +33452,9 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -32990,7 +33464,9 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -33059,7 +33535,9 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -33069,7 +33547,9 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -33206,7 +33686,7 @@ def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sqrt(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -33230,7 +33710,9 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -33240,7 +33722,9 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -33309,7 +33793,9 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -33319,7 +33805,9 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -33456,7 +33944,7 @@ def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sin(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -33480,7 +33968,9 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -33490,7 +33980,9 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -33559,7 +34051,9 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -33569,7 +34063,9 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -33706,7 +34202,7 @@ def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def cos(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -33730,7 +34226,9 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -33740,7 +34238,9 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -33809,7 +34309,9 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -33819,7 +34321,9 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -33956,7 +34460,7 @@ def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def tanh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -33980,7 +34484,9 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -33990,7 +34496,9 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -34059,7 +34567,9 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -34069,7 +34579,9 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -34452,7 +34964,7 @@ def make_cuda_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def maximum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -34493,7 +35005,9 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -34503,7 +35017,9 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -34590,7 +35106,9 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -34600,7 +35118,9 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -34756,7 +35276,7 @@ def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def minimum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -34797,7 +35317,9 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -34807,7 +35329,9 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -34894,7 +35418,9 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -34904,7 +35430,9 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -37358,7 +37886,7 @@ def make_cuda_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logical_and(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -37399,7 +37927,9 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -37409,7 +37939,9 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -37496,7 +38028,9 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -37506,7 +38040,9 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -37662,7 +38198,7 @@ def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
     return _public, _raw
 
 
-def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logical_or(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -37703,7 +38239,9 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -37713,7 +38251,9 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -37800,7 +38340,9 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -37810,7 +38352,9 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -37966,7 +38510,7 @@ def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logical_xor(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -38007,7 +38551,9 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -38017,7 +38563,9 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -38104,7 +38652,9 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -38114,7 +38664,9 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -38270,7 +38822,7 @@ def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
     return _public, _raw
 
 
-def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def logical_not(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -38294,7 +38846,9 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -38304,7 +38858,9 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -38373,7 +38929,9 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -38383,7 +38941,9 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -38520,7 +39080,7 @@ def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
     return _public, _raw
 
 
-def make_cuda_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_and(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -38561,7 +39121,9 @@ def make_cuda_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -38571,7 +39133,9 @@ def make_cuda_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -38658,7 +39222,9 @@ def make_cuda_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -38668,7 +39234,9 @@ def make_cuda_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -38824,7 +39392,7 @@ def make_cuda_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
     return _public, _raw
 
 
-def make_cuda_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_or(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -38865,7 +39433,9 @@ def make_cuda_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -38875,7 +39445,9 @@ def make_cuda_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -38962,7 +39534,9 @@ def make_cuda_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -38972,7 +39546,9 @@ def make_cuda_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -39128,7 +39704,7 @@ def make_cuda_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cuda_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_xor(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -39169,7 +39745,9 @@ def make_cuda_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -39179,7 +39757,9 @@ def make_cuda_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -39266,7 +39846,9 @@ def make_cuda_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -39276,7 +39858,9 @@ def make_cuda_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -39432,7 +40016,7 @@ def make_cuda_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
     return _public, _raw
 
 
-def make_cuda_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def bitwise_not(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -39456,7 +40040,9 @@ def make_cuda_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -39466,7 +40052,9 @@ def make_cuda_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -39535,7 +40123,9 @@ def make_cuda_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -39545,7 +40135,9 @@ def make_cuda_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -39682,7 +40274,7 @@ def make_cuda_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
     return _public, _raw
 
 
-def make_cuda_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_left_shift(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -39723,7 +40315,9 @@ def make_cuda_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -39733,7 +40327,9 @@ def make_cuda_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -39820,7 +40416,9 @@ def make_cuda_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -39830,7 +40428,9 @@ def make_cuda_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -39986,7 +40586,7 @@ def make_cuda_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _ou
     return _public, _raw
 
 
-def make_cuda_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_right_shift(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -40027,7 +40627,9 @@ def make_cuda_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _ou
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -40037,7 +40639,9 @@ def make_cuda_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _ou
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -40124,7 +40728,9 @@ def make_cuda_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _ou
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -40134,7 +40740,9 @@ def make_cuda_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _ou
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -40290,7 +40898,7 @@ def make_cuda_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _o
     return _public, _raw
 
 
-def make_cuda_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def positive(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -40314,7 +40922,9 @@ def make_cuda_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -40324,7 +40934,9 @@ def make_cuda_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -40393,7 +41005,9 @@ def make_cuda_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -40403,7 +41017,9 @@ def make_cuda_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -40786,7 +41402,7 @@ def make_cuda_round_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def conj(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -40810,7 +41426,9 @@ def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -40820,7 +41438,9 @@ def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -40889,7 +41509,9 @@ def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -40899,7 +41521,9 @@ def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -49334,7 +49958,7 @@ def make_cuda_trunc_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sign(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -49358,7 +49982,9 @@ def make_cuda_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -49368,7 +49994,9 @@ def make_cuda_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -49437,7 +50065,9 @@ def make_cuda_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -49447,7 +50077,9 @@ def make_cuda_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -49584,7 +50216,7 @@ def make_cuda_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def square(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -49608,7 +50240,9 @@ def make_cuda_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -49618,7 +50252,9 @@ def make_cuda_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -49687,7 +50323,9 @@ def make_cuda_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -49697,7 +50335,9 @@ def make_cuda_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -49834,7 +50474,7 @@ def make_cuda_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cuda_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def reciprocal(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -49858,7 +50498,9 @@ def make_cuda_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -49868,7 +50510,9 @@ def make_cuda_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -49937,7 +50581,9 @@ def make_cuda_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -49947,7 +50593,9 @@ def make_cuda_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -50084,7 +50732,7 @@ def make_cuda_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cuda_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log1p(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -50108,7 +50756,9 @@ def make_cuda_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -50118,7 +50768,9 @@ def make_cuda_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -50187,7 +50839,9 @@ def make_cuda_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -50197,7 +50851,9 @@ def make_cuda_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -50584,7 +51240,7 @@ def make_cuda_expm1_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log2(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -50608,7 +51264,9 @@ def make_cuda_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -50618,7 +51276,9 @@ def make_cuda_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -50687,7 +51347,9 @@ def make_cuda_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -50697,7 +51359,9 @@ def make_cuda_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -50834,7 +51498,7 @@ def make_cuda_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log10(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -50858,7 +51522,9 @@ def make_cuda_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -50868,7 +51534,9 @@ def make_cuda_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -50937,7 +51605,9 @@ def make_cuda_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -50947,7 +51617,9 @@ def make_cuda_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -51084,7 +51756,7 @@ def make_cuda_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def isnan(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -51108,7 +51780,9 @@ def make_cuda_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -51118,7 +51792,9 @@ def make_cuda_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -51187,7 +51863,9 @@ def make_cuda_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -51197,7 +51875,9 @@ def make_cuda_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -51248,7 +51928,7 @@ def make_cuda_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def isinf(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -51272,7 +51952,9 @@ def make_cuda_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -51282,7 +51964,9 @@ def make_cuda_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -51351,7 +52035,9 @@ def make_cuda_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -51361,7 +52047,9 @@ def make_cuda_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -51412,7 +52100,7 @@ def make_cuda_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def isfinite(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -51436,7 +52124,9 @@ def make_cuda_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -51446,7 +52136,9 @@ def make_cuda_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -51515,7 +52207,9 @@ def make_cuda_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -51525,7 +52219,9 @@ def make_cuda_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -51576,7 +52272,7 @@ def make_cuda_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cuda_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def signbit(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -51600,7 +52296,9 @@ def make_cuda_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -51610,7 +52308,9 @@ def make_cuda_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -51679,7 +52379,9 @@ def make_cuda_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -51689,7 +52391,9 @@ def make_cuda_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -51740,7 +52444,7 @@ def make_cuda_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cuda_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def tan(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -51764,7 +52468,9 @@ def make_cuda_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -51774,7 +52480,9 @@ def make_cuda_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -51843,7 +52551,9 @@ def make_cuda_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -51853,7 +52563,9 @@ def make_cuda_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -51990,7 +52702,7 @@ def make_cuda_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def asin(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -52014,7 +52726,9 @@ def make_cuda_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -52024,7 +52738,9 @@ def make_cuda_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -52093,7 +52809,9 @@ def make_cuda_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -52103,7 +52821,9 @@ def make_cuda_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -52240,7 +52960,7 @@ def make_cuda_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def acos(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -52264,7 +52984,9 @@ def make_cuda_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -52274,7 +52996,9 @@ def make_cuda_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -52343,7 +53067,9 @@ def make_cuda_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -52353,7 +53079,9 @@ def make_cuda_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -52490,7 +53218,7 @@ def make_cuda_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def atan(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -52514,7 +53242,9 @@ def make_cuda_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -52524,7 +53254,9 @@ def make_cuda_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -52593,7 +53325,9 @@ def make_cuda_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -52603,7 +53337,9 @@ def make_cuda_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -52740,7 +53476,7 @@ def make_cuda_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sinh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -52764,7 +53500,9 @@ def make_cuda_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -52774,7 +53512,9 @@ def make_cuda_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -52843,7 +53583,9 @@ def make_cuda_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -52853,7 +53595,9 @@ def make_cuda_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -52990,7 +53734,7 @@ def make_cuda_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def cosh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -53014,7 +53758,9 @@ def make_cuda_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -53024,7 +53770,9 @@ def make_cuda_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -53093,7 +53841,9 @@ def make_cuda_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -53103,7 +53853,9 @@ def make_cuda_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -53240,7 +53992,7 @@ def make_cuda_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def asinh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -53264,7 +54016,9 @@ def make_cuda_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -53274,7 +54028,9 @@ def make_cuda_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -53343,7 +54099,9 @@ def make_cuda_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -53353,7 +54111,9 @@ def make_cuda_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -53490,7 +54250,7 @@ def make_cuda_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def acosh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -53514,7 +54274,9 @@ def make_cuda_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -53524,7 +54286,9 @@ def make_cuda_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -53593,7 +54357,9 @@ def make_cuda_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -53603,7 +54369,9 @@ def make_cuda_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -53740,7 +54508,7 @@ def make_cuda_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def atanh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -53764,7 +54532,9 @@ def make_cuda_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -53774,7 +54544,9 @@ def make_cuda_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -53843,7 +54615,9 @@ def make_cuda_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -53853,7 +54627,9 @@ def make_cuda_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -53990,7 +54766,7 @@ def make_cuda_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def atan2(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -54031,7 +54807,9 @@ def make_cuda_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -54041,7 +54819,9 @@ def make_cuda_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -54128,7 +54908,9 @@ def make_cuda_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -54138,7 +54920,9 @@ def make_cuda_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -54294,7 +55078,7 @@ def make_cuda_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def hypot(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -54335,7 +55119,9 @@ def make_cuda_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -54345,7 +55131,9 @@ def make_cuda_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -54432,7 +55220,9 @@ def make_cuda_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -54442,7 +55232,9 @@ def make_cuda_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -54598,7 +55390,7 @@ def make_cuda_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def copysign(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -54639,7 +55431,9 @@ def make_cuda_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -54649,7 +55443,9 @@ def make_cuda_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -54736,7 +55532,9 @@ def make_cuda_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -54746,7 +55544,9 @@ def make_cuda_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -54902,7 +55702,7 @@ def make_cuda_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cuda_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logaddexp(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -54943,7 +55743,9 @@ def make_cuda_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -54953,7 +55755,9 @@ def make_cuda_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -55040,7 +55844,9 @@ def make_cuda_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -55050,7 +55856,9 @@ def make_cuda_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -55102,7 +55910,7 @@ def make_cuda_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cuda_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def float_power(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -55143,7 +55951,9 @@ def make_cuda_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -55153,7 +55963,9 @@ def make_cuda_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -55240,7 +56052,9 @@ def make_cuda_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -55250,7 +56064,9 @@ def make_cuda_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -55406,7 +56222,7 @@ def make_cuda_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
     return _public, _raw
 
 
-def make_cuda_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def fmod(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -55447,7 +56263,9 @@ def make_cuda_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -55457,7 +56275,9 @@ def make_cuda_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -55544,7 +56364,9 @@ def make_cuda_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -55554,7 +56376,9 @@ def make_cuda_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -55710,7 +56534,7 @@ def make_cuda_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def nextafter(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if type(self) is _Class:
@@ -55751,7 +56575,9 @@ def make_cuda_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -55761,7 +56587,9 @@ def make_cuda_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -55848,7 +56676,9 @@ def make_cuda_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -55858,7 +56688,9 @@ def make_cuda_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)

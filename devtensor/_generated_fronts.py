@@ -227,39 +227,39 @@ FINGERPRINTS = {
     'make_view_contiguous': 'contiguous|view|0|self:00|0|None|_name,_op,_meta,_handlers',
     'make_view_split': 'split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
     'make_view_chunk': 'chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
-    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
+    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha',
     'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
-    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
+    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha',
     'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
-    'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
     'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode',
     'make_div_': 'div|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode',
-    'make_remainder': 'remainder|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_remainder': 'remainder|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_remainder_': 'remainder|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
     'make_pow': 'pow|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_pow_': 'pow|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_neg': 'neg|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_neg': 'neg|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_neg_': 'neg|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_abs': 'abs|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_abs': 'abs|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_abs_': 'abs|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_exp': 'exp|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_exp': 'exp|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_exp_': 'exp|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_log': 'log|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_log': 'log|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_log_': 'log|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_sqrt': 'sqrt|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_sqrt': 'sqrt|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_sqrt_': 'sqrt|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_sin': 'sin|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_sin': 'sin|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_sin_': 'sin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_cos': 'cos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_cos': 'cos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_cos_': 'cos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_tanh': 'tanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_tanh': 'tanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_tanh_': 'tanh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_sigmoid': 'sigmoid|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_sigmoid_': 'sigmoid|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_maximum': 'maximum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_maximum': 'maximum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_maximum_': 'maximum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_minimum': 'minimum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_minimum': 'minimum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_minimum_': 'minimum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
     'make_clamp': 'clamp|functional|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max',
     'make_clamp_': 'clamp|inplace|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max',
@@ -276,31 +276,31 @@ FINGERPRINTS = {
     'make_gt_': 'gt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
     'make_ge': 'ge|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
     'make_ge_': 'ge|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_logical_and': 'logical_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logical_and': 'logical_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_logical_and_': 'logical_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_logical_or': 'logical_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logical_or': 'logical_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_logical_or_': 'logical_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_logical_xor': 'logical_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logical_xor': 'logical_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_logical_xor_': 'logical_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_logical_not': 'logical_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_logical_not': 'logical_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_logical_not_': 'logical_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_bitwise_and': 'bitwise_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_and': 'bitwise_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_bitwise_and_': 'bitwise_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_bitwise_or': 'bitwise_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_or': 'bitwise_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_bitwise_or_': 'bitwise_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_bitwise_xor': 'bitwise_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_xor': 'bitwise_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_bitwise_xor_': 'bitwise_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_bitwise_not': 'bitwise_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_bitwise_not': 'bitwise_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_bitwise_not_': 'bitwise_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_bitwise_left_shift': 'bitwise_left_shift|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_left_shift': 'bitwise_left_shift|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_bitwise_left_shift_': 'bitwise_left_shift|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_bitwise_right_shift': 'bitwise_right_shift|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_right_shift': 'bitwise_right_shift|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_bitwise_right_shift_': 'bitwise_right_shift|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_positive': 'positive|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_positive': 'positive|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_positive_': 'positive|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_round': 'round|functional|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals',
     'make_round_': 'round|inplace|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals',
-    'make_conj': 'conj|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_conj': 'conj|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_conj_': 'conj|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_real': 'real|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_imag': 'imag|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
@@ -359,54 +359,54 @@ FINGERPRINTS = {
     'make_ceil_': 'ceil|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_trunc': 'trunc|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_trunc_': 'trunc|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_sign': 'sign|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_sign': 'sign|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_sign_': 'sign|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_square': 'square|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_square': 'square|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_square_': 'square|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_reciprocal': 'reciprocal|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_reciprocal': 'reciprocal|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_reciprocal_': 'reciprocal|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_log1p': 'log1p|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_log1p': 'log1p|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_log1p_': 'log1p|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_expm1': 'expm1|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_expm1_': 'expm1|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_log2': 'log2|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_log2': 'log2|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_log2_': 'log2|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_log10': 'log10|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_log10': 'log10|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_log10_': 'log10|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_isnan': 'isnan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_isinf': 'isinf|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_isfinite': 'isfinite|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_signbit': 'signbit|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_tan': 'tan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_isnan': 'isnan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
+    'make_isinf': 'isinf|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
+    'make_isfinite': 'isfinite|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
+    'make_signbit': 'signbit|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
+    'make_tan': 'tan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_tan_': 'tan|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_asin': 'asin|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_asin': 'asin|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_asin_': 'asin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_acos': 'acos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_acos': 'acos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_acos_': 'acos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_atan': 'atan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_atan': 'atan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_atan_': 'atan|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_sinh': 'sinh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_sinh': 'sinh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_sinh_': 'sinh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_cosh': 'cosh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_cosh': 'cosh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_cosh_': 'cosh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_asinh': 'asinh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_asinh': 'asinh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_asinh_': 'asinh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_acosh': 'acosh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_acosh': 'acosh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_acosh_': 'acosh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_atanh': 'atanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_atanh': 'atanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_atanh_': 'atanh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_atan2': 'atan2|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_atan2': 'atan2|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_atan2_': 'atan2|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_hypot': 'hypot|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_hypot': 'hypot|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_hypot_': 'hypot|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_copysign': 'copysign|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_copysign': 'copysign|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_copysign_': 'copysign|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_logaddexp': 'logaddexp|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_float_power': 'float_power|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logaddexp': 'logaddexp|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
+    'make_float_power': 'float_power|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_float_power_': 'float_power|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_fmod': 'fmod|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_fmod': 'fmod|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_fmod_': 'fmod|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_nextafter': 'nextafter|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_nextafter': 'nextafter|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_nextafter_': 'nextafter|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
     'make_sum': 'sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype',
     'make_prod': 'prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype',
@@ -711,7 +711,7 @@ def make_view_chunk(*, _name, _op, _meta, _handlers, _default_dim):
     return _public, _raw
 
 
-def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _default_alpha):
+def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
     def add(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if isinstance(self, _Tensor):
@@ -753,7 +753,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, alpha=alpha, out=_const_out)
@@ -763,7 +765,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and alpha is _ONE:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, alpha=alpha, out=_const_out)
@@ -851,7 +855,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, alpha=alpha, out=_const_out)
@@ -861,7 +867,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and alpha is _ONE:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, alpha=alpha, out=_const_out)
@@ -1019,7 +1027,7 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _default_alpha):
+def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
     def sub(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if isinstance(self, _Tensor):
@@ -1061,7 +1069,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, alpha=alpha, out=_const_out)
@@ -1071,7 +1081,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and alpha is _ONE:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, alpha=alpha, out=_const_out)
@@ -1159,7 +1171,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, alpha=alpha, out=_const_out)
@@ -1169,7 +1183,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and alpha is _ONE:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, alpha=alpha, out=_const_out)
@@ -1327,7 +1343,7 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def mul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -1368,7 +1384,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -1378,7 +1396,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -1465,7 +1485,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -1475,7 +1497,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -1919,7 +1943,7 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def remainder(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -1960,7 +1984,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -1970,7 +1996,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -2057,7 +2085,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -2067,7 +2097,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -2511,7 +2543,7 @@ def make_pow_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def neg(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -2535,7 +2567,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -2545,7 +2579,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -2614,7 +2650,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -2624,7 +2662,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -2761,7 +2801,7 @@ def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def abs(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -2785,7 +2825,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -2795,7 +2837,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -2864,7 +2908,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -2874,7 +2920,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3011,7 +3059,7 @@ def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def exp(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -3035,7 +3083,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3045,7 +3095,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3114,7 +3166,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3124,7 +3178,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3261,7 +3317,7 @@ def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def log(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -3285,7 +3341,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3295,7 +3353,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3364,7 +3424,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3374,7 +3436,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3511,7 +3575,7 @@ def make_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def sqrt(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -3535,7 +3599,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3545,7 +3611,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3614,7 +3682,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3624,7 +3694,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3761,7 +3833,7 @@ def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def sin(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -3785,7 +3857,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3795,7 +3869,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -3864,7 +3940,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -3874,7 +3952,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -4011,7 +4091,7 @@ def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def cos(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -4035,7 +4115,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -4045,7 +4127,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -4114,7 +4198,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -4124,7 +4210,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -4261,7 +4349,7 @@ def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def tanh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -4285,7 +4373,9 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -4295,7 +4385,9 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -4364,7 +4456,9 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -4374,7 +4468,9 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -4757,7 +4853,7 @@ def make_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def maximum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -4798,7 +4894,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -4808,7 +4906,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -4895,7 +4995,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -4905,7 +5007,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -5061,7 +5165,7 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def minimum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -5102,7 +5206,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -5112,7 +5218,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -5199,7 +5307,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -5209,7 +5319,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -7663,7 +7775,7 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def logical_and(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -7704,7 +7816,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -7714,7 +7828,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -7801,7 +7917,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -7811,7 +7929,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -7967,7 +8087,7 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def logical_or(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8008,7 +8128,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -8018,7 +8140,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -8105,7 +8229,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -8115,7 +8241,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -8271,7 +8399,7 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def logical_xor(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8312,7 +8440,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -8322,7 +8452,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -8409,7 +8541,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -8419,7 +8553,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -8575,7 +8711,7 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def logical_not(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8599,7 +8735,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -8609,7 +8747,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -8678,7 +8818,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -8688,7 +8830,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -8825,7 +8969,7 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_and(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8866,7 +9010,9 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -8876,7 +9022,9 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -8963,7 +9111,9 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -8973,7 +9123,9 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -9129,7 +9281,7 @@ def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_or(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -9170,7 +9322,9 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -9180,7 +9334,9 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -9267,7 +9423,9 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -9277,7 +9435,9 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -9433,7 +9593,7 @@ def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_xor(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -9474,7 +9634,9 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -9484,7 +9646,9 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -9571,7 +9735,9 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -9581,7 +9747,9 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -9737,7 +9905,7 @@ def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def bitwise_not(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -9761,7 +9929,9 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -9771,7 +9941,9 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -9840,7 +10012,9 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -9850,7 +10024,9 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -9987,7 +10163,7 @@ def make_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_left_shift(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -10028,7 +10204,9 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -10038,7 +10216,9 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -10125,7 +10305,9 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -10135,7 +10317,9 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -10291,7 +10475,7 @@ def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may
     return _public, _raw
 
 
-def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_right_shift(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -10332,7 +10516,9 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -10342,7 +10528,9 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -10429,7 +10617,9 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -10439,7 +10629,9 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -10595,7 +10787,7 @@ def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_ma
     return _public, _raw
 
 
-def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def positive(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -10619,7 +10811,9 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -10629,7 +10823,9 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -10698,7 +10894,9 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -10708,7 +10906,9 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -11091,7 +11291,7 @@ def make_round_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def conj(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -11115,7 +11315,9 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -11125,7 +11327,9 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -11194,7 +11398,9 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -11204,7 +11410,9 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -19639,7 +19847,7 @@ def make_trunc_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def sign(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -19663,7 +19871,9 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -19673,7 +19883,9 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -19742,7 +19954,9 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -19752,7 +19966,9 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -19889,7 +20105,7 @@ def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def square(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -19913,7 +20129,9 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -19923,7 +20141,9 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -19992,7 +20212,9 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -20002,7 +20224,9 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -20139,7 +20363,7 @@ def make_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def reciprocal(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -20163,7 +20387,9 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -20173,7 +20399,9 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -20242,7 +20470,9 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -20252,7 +20482,9 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -20389,7 +20621,7 @@ def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def log1p(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -20413,7 +20645,9 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -20423,7 +20657,9 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -20492,7 +20728,9 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -20502,7 +20740,9 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -20889,7 +21129,7 @@ def make_expm1_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def log2(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -20913,7 +21153,9 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -20923,7 +21165,9 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -20992,7 +21236,9 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21002,7 +21248,9 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21139,7 +21387,7 @@ def make_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def log10(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -21163,7 +21411,9 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21173,7 +21423,9 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21242,7 +21494,9 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21252,7 +21506,9 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21389,7 +21645,7 @@ def make_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def isnan(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -21413,7 +21669,9 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21423,7 +21681,9 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21492,7 +21752,9 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21502,7 +21764,9 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21553,7 +21817,7 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def isinf(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -21577,7 +21841,9 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21587,7 +21853,9 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21656,7 +21924,9 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21666,7 +21936,9 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21717,7 +21989,7 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def isfinite(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -21741,7 +22013,9 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21751,7 +22025,9 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21820,7 +22096,9 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21830,7 +22108,9 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21881,7 +22161,7 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def signbit(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -21905,7 +22185,9 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21915,7 +22197,9 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -21984,7 +22268,9 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -21994,7 +22280,9 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22045,7 +22333,7 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def tan(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -22069,7 +22357,9 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22079,7 +22369,9 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22148,7 +22440,9 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22158,7 +22452,9 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22295,7 +22591,7 @@ def make_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def asin(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -22319,7 +22615,9 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22329,7 +22627,9 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22398,7 +22698,9 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22408,7 +22710,9 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22545,7 +22849,7 @@ def make_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def acos(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -22569,7 +22873,9 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22579,7 +22885,9 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22648,7 +22956,9 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22658,7 +22968,9 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22795,7 +23107,7 @@ def make_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def atan(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -22819,7 +23131,9 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22829,7 +23143,9 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -22898,7 +23214,9 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -22908,7 +23226,9 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23045,7 +23365,7 @@ def make_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def sinh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -23069,7 +23389,9 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23079,7 +23401,9 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23148,7 +23472,9 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23158,7 +23484,9 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23295,7 +23623,7 @@ def make_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def cosh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -23319,7 +23647,9 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23329,7 +23659,9 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23398,7 +23730,9 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23408,7 +23742,9 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23545,7 +23881,7 @@ def make_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def asinh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -23569,7 +23905,9 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23579,7 +23917,9 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23648,7 +23988,9 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23658,7 +24000,9 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23795,7 +24139,7 @@ def make_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def acosh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -23819,7 +24163,9 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23829,7 +24175,9 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -23898,7 +24246,9 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -23908,7 +24258,9 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -24045,7 +24397,7 @@ def make_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def atanh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -24069,7 +24421,9 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -24079,7 +24433,9 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -24148,7 +24504,9 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -24158,7 +24516,9 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -24295,7 +24655,7 @@ def make_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def atan2(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -24336,7 +24696,9 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -24346,7 +24708,9 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -24433,7 +24797,9 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -24443,7 +24809,9 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -24599,7 +24967,7 @@ def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def hypot(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -24640,7 +25008,9 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -24650,7 +25020,9 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -24737,7 +25109,9 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -24747,7 +25121,9 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -24903,7 +25279,7 @@ def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def copysign(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -24944,7 +25320,9 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -24954,7 +25332,9 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25041,7 +25421,9 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25051,7 +25433,9 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25207,7 +25591,7 @@ def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def logaddexp(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -25248,7 +25632,9 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25258,7 +25644,9 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25345,7 +25733,9 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25355,7 +25745,9 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25407,7 +25799,7 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def float_power(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -25448,7 +25840,9 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25458,7 +25852,9 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25545,7 +25941,9 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25555,7 +25953,9 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25711,7 +26111,7 @@ def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def fmod(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -25752,7 +26152,9 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25762,7 +26164,9 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -25849,7 +26253,9 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -25859,7 +26265,9 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -26015,7 +26423,7 @@ def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def nextafter(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -26056,7 +26464,9 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -26066,7 +26476,9 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
@@ -26153,7 +26565,9 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, other, out=_const_out)
@@ -26163,7 +26577,9 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)

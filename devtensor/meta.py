@@ -19,11 +19,12 @@ Errors name the op and the arguments.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import operator
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeVar, cast
 
 import numpy as np
 
@@ -50,6 +51,7 @@ __all__ = [
     "int_bounds",
     "int_text",
     "ints_arg",
+    "memoized",
     "normalize_dim",
     "normalize_dims",
     "ufunc_meta",
@@ -64,6 +66,13 @@ __all__ = [
 #: ...)``). What the fronts compute inline is exactly what the meta function would return; any other case
 #: calls it.
 INLINE: Final = "_devtensor_inline"
+
+#: The attribute through which a meta function whose op's built-in CPU kernel is one ufunc call offers the
+#: generated functional fronts the direct path: a list ``[kernel, ufunc]`` (the ufunc family sets ``kernel`` to
+#: the op's registered CPU kernel). While that kernel is the handler (no override, no other kernel registered),
+#: the front calls ``ufunc(*arrays, out=result)`` itself: the same call the kernel makes, without its frame and
+#: ConstOut.
+DIRECT: Final = "_devtensor_direct"
 
 _broadcast_cache: dict[tuple[tuple[int, ...], ...], tuple[int, ...]] = {}
 _MAX_CACHE: Final = 4096
@@ -431,3 +440,76 @@ def check_scalar_fits(op: str, value: Scalar, dtype: DType, arg: str = "value") 
                     f"{op}: argument '{arg}' {value!r} is infinite; it cannot be written into dtype {dtype.name}"
                 )
             check_int_scalar(op, arg, int(value), dtype)
+
+
+# --- memoized meta results -----------------------------------------------------------------------------------
+
+
+class _Uncacheable(Exception):
+    """An argument :func:`memoized` cannot key on (a NaN, an object of an unknown type)."""
+
+
+#: Argument types keyed on (type, value): the value alone would let ``1`` and ``True`` share an entry.
+_EXACT_KEYS: Final = frozenset({bool, int, str, type(None), np.dtype, type})
+_MEMO_LIMIT: Final = 1024
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _memo_key(args: tuple[Any, ...] | list[Any]) -> tuple[Any, ...]:
+    """The memo key of meta-function arguments: per tensor its shape, dtype and device (what a meta function of
+    a non-view op reads); per number, string, dtype or type its exact type and value (``0.0`` and ``-0.0``
+    apart); lists and tuples item by item, with their type. Raises _Uncacheable for a NaN or another object."""
+    key: list[Any] = []
+    for a in args:
+        if isinstance(a, Tensor):
+            key.append((a._shape, a._dtype, a._device))
+            continue
+        kind = type(a)
+        if kind in _EXACT_KEYS or isinstance(a, np.dtype):
+            key.append((kind, a))
+        elif kind is float:
+            if a != a:
+                raise _Uncacheable
+            key.append((float, a, math.copysign(1.0, a)))
+        elif kind is complex:
+            if a != a:
+                raise _Uncacheable
+            key.append((complex, a, math.copysign(1.0, a.real), math.copysign(1.0, a.imag)))
+        elif kind is list or kind is tuple:
+            key.append((kind, _memo_key(a)))
+        else:
+            raise _Uncacheable
+    return tuple(key)
+
+
+def memoized(meta: _F) -> _F:
+    """``meta`` with its successful results memoized (a repeated call is one key build and one dict lookup).
+
+    For meta functions that read of their tensor arguments only the shape, dtype and device (not strides:
+    not for view ops) and whose result depends on nothing else: the key holds those per tensor and every other
+    argument by exact type and value (``keepdim=1`` and ``keepdim=True`` are two entries, ``0.0`` and ``-0.0``
+    two, a list and a tuple of the same dims two; a NaN or an argument of another type is never cached: the
+    call goes to ``meta``). Failed calls are not cached: they raise again, with the same error, every time.
+    The memo holds at most 1024 entries (then it starts afresh). The returned function has ``meta``'s
+    signature, name and docstring (``__wrapped__`` is ``meta``), so an op's schema is unchanged.
+    """
+    memo: dict[tuple[Any, ...], Any] = {}
+
+    @functools.wraps(meta)
+    def cached(*args: Any, **kwargs: Any) -> Any:
+        try:
+            key = _memo_key(args)
+            if kwargs:
+                key = (key, tuple(kwargs), _memo_key(tuple(kwargs.values())))
+            return memo[key]
+        except KeyError:
+            pass
+        except _Uncacheable:
+            return meta(*args, **kwargs)
+        result = meta(*args, **kwargs)
+        if len(memo) >= _MEMO_LIMIT:
+            memo.clear()
+        memo[key] = result
+        return result
+
+    return cast(_F, cached)

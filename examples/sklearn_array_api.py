@@ -15,20 +15,20 @@ import os
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")  # (read when SciPy is first imported)
 
-import argparse  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from typing import Any  # noqa: E402
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
 
-import numpy as np  # noqa: E402
-import sklearn  # noqa: E402
-from sklearn.decomposition import PCA  # noqa: E402
-from sklearn.discriminant_analysis import LinearDiscriminantAnalysis  # noqa: E402
-from sklearn.linear_model import Ridge  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
+import numpy as np
+import sklearn
+from sklearn.decomposition import PCA
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.linear_model import Ridge
+from sklearn.preprocessing import StandardScaler
 
-import devtensor as dt  # noqa: E402
+import devtensor as dt
 
 
 def _numpy(x: Any) -> np.ndarray[Any, Any]:
@@ -69,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         diff = float(np.max(np.abs(_numpy(result) - expected)))
         worst = max(worst, diff)
-        print(f"{name:32s} max |diff| {diff:.2e}   numpy {numpy_s * 1e3:7.1f} ms   devtensor {devtensor_s * 1e3:7.1f} ms")
+        print(
+            f"{name:32s} max |diff| {diff:.2e}   numpy {numpy_s * 1e3:7.1f} ms   devtensor {devtensor_s * 1e3:7.1f} ms"
+        )
     ok = worst <= 1e-8
     print("results agree" if ok else f"results differ: {worst:.2e}")
     return 0 if ok else 1

@@ -18,7 +18,7 @@ from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import result_type
 from devtensor.errors import ArgumentValueError, ShapeError
 from devtensor.kernels.ufunc_family import D
-from devtensor.meta import normalize_dim, normalize_dims
+from devtensor.meta import memoized, normalize_dim, normalize_dims
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -54,6 +54,11 @@ def flip(self: TensorMeta, dims: int | Sequence[int]) -> PlannedSpec[tuple[int, 
     Raises:
         IndexError: a dim out of range.  ValueError: a repeated dim.  ArgumentTypeError: ``dims`` not ints.
     """
+    return _flip_spec(self, dims)
+
+
+@memoized
+def _flip_spec(self: TensorMeta, dims: int | Sequence[int]) -> PlannedSpec[tuple[int, ...]]:
     axes = normalize_dims("flip", dims, len(self.shape), "dims")
     # The plan: the axes to flip (none for a 0-d tensor, whose dims 0 and -1 name no axis of its array).
     return PlannedSpec(self.shape, self.dtype, axes if self.shape else ())
@@ -85,6 +90,11 @@ def cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
             names the shapes and the position.
         ValueError: an empty list.  IndexError: ``dim`` out of range.
     """
+    return _cat_spec(tensors, dim)
+
+
+@memoized
+def _cat_spec(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     _list_meta("cat", tensors)
     first = tensors[0].shape
     for i, t in enumerate(tensors):
@@ -121,6 +131,11 @@ def stack(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
         ShapeError: shapes that differ (the message names them and the positions).
         ValueError: an empty list.  IndexError: ``dim`` out of range.
     """
+    return _stack_spec(tensors, dim)
+
+
+@memoized
+def _stack_spec(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     _list_meta("stack", tensors)
     first = tensors[0].shape
     for i, t in enumerate(tensors):

@@ -24,7 +24,7 @@ from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ShapeError
 from devtensor.kernels.ufunc_family import D, deferred_conditions
-from devtensor.meta import broadcast_shapes, check_int_scalar, ufunc_result_dtype
+from devtensor.meta import broadcast_shapes, check_int_scalar, memoized, ufunc_result_dtype
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -115,6 +115,11 @@ def matmul(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     dimensions are stacks of matrices whose batch dimensions broadcast (``[2, 1, n, k] @ [3, k, m] ->
     [2, 3, n, m]``). 0-d operands are an error. Empty contracted dimensions give zeros.
     """
+    return _matmul_spec(self, other)
+
+
+@memoized
+def _matmul_spec(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     return matmul_shape("matmul", self.shape, other.shape), _matmul_dtype("matmul", self, other)
 
 
@@ -144,6 +149,11 @@ def mm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     """Matrix product of two 2-D tensors, ``[n, k] @ [k, m] -> [n, m]`` (``torch.mm``; values as
     ``np.matmul``). No broadcasting: other ranks are an error (use ``matmul``).
     """
+    return _mm_spec(self, mat2)
+
+
+@memoized
+def _mm_spec(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     a, b = self.shape, mat2.shape
     if len(a) != 2 or len(b) != 2:
         raise ShapeError(
@@ -159,6 +169,10 @@ def mm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
 
 @_ks.mm.xp
 def _mm(xp: ModuleType, self: D, mat2: D, *, out: ConstOut[D]) -> None:
+    if xp is np:  # (matmul's CPU path, without a second frame)
+        o: Any = out.array
+        np.matmul(self._array, mat2._array, out=o)
+        return
     _matmul(xp, self, mat2, out=out)  # (the parameter is named mat2 here, as in PyTorch)
 
 
@@ -167,6 +181,11 @@ def bmm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     """Batched matrix product of two 3-D tensors with equal batch sizes, ``[b, n, k] @ [b, k, m] -> [b, n, m]``
     (``torch.bmm``; values as ``np.matmul``). No broadcasting: other ranks or batch sizes are an error.
     """
+    return _bmm_spec(self, mat2)
+
+
+@memoized
+def _bmm_spec(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     a, b = self.shape, mat2.shape
     if len(a) != 3 or len(b) != 3:
         raise ShapeError(
@@ -195,6 +214,11 @@ def dot(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     """Inner product of two 1-D tensors of equal length, a 0-d tensor (``torch.dot``; values as
     ``np.matmul`` of two vectors; empty vectors give 0). Other ranks or lengths are an error.
     """
+    return _dot_spec(self, other)
+
+
+@memoized
+def _dot_spec(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     a, b = self.shape, other.shape
     if len(a) != 1 or len(b) != 1:
         raise ShapeError(f"dot: 1-D tensors expected, but 'self' has shape {_fmt(a)} and 'other' has shape {_fmt(b)}")
@@ -214,6 +238,11 @@ def outer(self: TensorMeta, vec2: TensorMeta) -> TensorSpec:
     """Outer product of two 1-D tensors, ``[n] x [m] -> [n, m]`` with ``result[i, j] = self[i] * vec2[j]``
     (``torch.outer``, ``np.outer``). Result dtype: NumPy's for ``np.multiply`` of the two dtypes.
     """
+    return _outer_spec(self, vec2)
+
+
+@memoized
+def _outer_spec(self: TensorMeta, vec2: TensorMeta) -> TensorSpec:
     a, b = self.shape, vec2.shape
     if len(a) != 1 or len(b) != 1:
         raise ShapeError(f"outer: 1-D tensors expected, but 'self' has shape {_fmt(a)} and 'vec2' has shape {_fmt(b)}")
@@ -261,6 +290,13 @@ def addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *, beta: Scalar 
         ShapeError (ValueError): ``mat1``/``mat2`` not 2-D, contracted dimensions that differ, or a ``self``
             that does not broadcast to ``[n, m]``; the message names the operand shapes.
     """
+    return _addmm_spec(self, mat1, mat2, beta, alpha)
+
+
+@memoized
+def _addmm_spec(
+    self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, beta: Scalar = 1, alpha: Scalar = 1
+) -> TensorSpec:
     a, b, s = mat1.shape, mat2.shape, self.shape
     if len(a) != 2 or len(b) != 2:
         raise ShapeError(
@@ -294,6 +330,24 @@ def addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *, beta: Scalar 
 @_ks.addmm.xp
 def _addmm(xp: ModuleType, self: D, mat1: D, mat2: D, *, beta: Scalar, alpha: Scalar, out: ConstOut[D]) -> None:
     s, m1, m2 = self._array, mat1._array, mat2._array
+    o: Any = out.array
+    if (
+        xp is np
+        and alpha == 1
+        and beta == 1
+        and s.dtype == o.dtype
+        and m1.dtype == o.dtype
+        and m2.dtype == o.dtype
+        and o.flags.c_contiguous
+        and not np.may_share_memory(o, s)
+    ):
+        # One dtype, no coefficients, out not self: the product goes straight into out (C-contiguous, as the
+        # temporary below would be, so NumPy computes it the same way), then self is added in place. The same
+        # values as the general path, without its temporary and copy.
+        with deferred_conditions():
+            np.matmul(m1, m2, out=o)
+            np.add(o, s, out=o)
+        return
     # Everything is computed into ``prod`` before the one write to ``out``, so out may be self (addmm_).
     dtype = np.result_type(s.dtype, m1.dtype, m2.dtype)
     # (floating-point conditions of the steps are reported after the write: kernels/ufunc_family.py)

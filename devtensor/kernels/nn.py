@@ -27,7 +27,7 @@ from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRa
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.kernels.ufunc_family import D, errstate
-from devtensor.meta import int_arg, normalize_dim
+from devtensor.meta import int_arg, memoized, normalize_dim
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -91,6 +91,11 @@ def softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     computed stably: each slice's maximum is subtracted first, so huge logits (1e30) give exact results
     instead of inf/inf. A slice of only ``-inf`` gives nan, as PyTorch.
     """
+    return _softmax_spec(self, dim)
+
+
+@memoized
+def _softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     return _softmax_meta("softmax", self, dim)
 
 
@@ -101,6 +106,11 @@ def log_softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     finite and very negative log-probabilities do not underflow to ``-inf`` as ``log(softmax(x))`` would.
     A slice of only ``-inf`` gives nan, as PyTorch.
     """
+    return _log_softmax_spec(self, dim)
+
+
+@memoized
+def _log_softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     return _softmax_meta("log_softmax", self, dim)
 
 
@@ -116,20 +126,28 @@ def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: Const
         x, o = x.reshape(1), o.reshape(1)
     # Shift by the slice's maximum, whatever it is: a slice holding +inf (or only -inf) then comes out all nan,
     # as in PyTorch.
+    # (NumPy: the ufuncs' reduce methods, which np.amax and np.sum call, without those functions' wrappers.)
+    amax: Any = _np_max if xp is np else xp.amax
+    total: Any = _np_sum if xp is np else xp.sum
     with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
-        m = xp.amax(x, axis=axis, keepdims=True)
+        m = amax(x, axis=axis, keepdims=True)
         work = o if o.dtype == compute else xp.empty(x.shape, compute)
         xp.subtract(x, m, out=work)
         if plan.log:
-            s = xp.sum(xp.exp(work), axis=axis, keepdims=True)
+            s = total(xp.exp(work), axis=axis, keepdims=True)
             xp.log(s, out=s)
             xp.subtract(work, s, out=work)
         else:
             xp.exp(work, out=work)
-            s = xp.sum(work, axis=axis, keepdims=True)
+            s = total(work, axis=axis, keepdims=True)
             xp.divide(work, s, out=work)
         if work is not o:
             xp.copyto(o, work, casting="same_kind")
+
+
+_np_max: Final = np.maximum.reduce
+_np_min: Final = np.minimum.reduce
+_np_sum: Final = np.add.reduce
 
 
 # --- relu ------------------------------------------------------------------------------------------------
@@ -181,6 +199,11 @@ def one_hot(self: TensorMeta, num_classes: int = -1) -> TensorSpec:
         IndexError: an index of ``self`` outside ``[0, num_classes)`` (raised by the impl before any write).
         CastingError (TypeError), DeviceMismatchError, MemoryOverlapError (ValueError): the out rules.
     """
+    return _one_hot_spec(self, num_classes)
+
+
+@memoized
+def _one_hot_spec(self: TensorMeta, num_classes: int = -1) -> TensorSpec:
     if self.dtype.kind not in "iu":
         raise ArgumentTypeError(
             f"one_hot: argument 'self' must be an integer tensor of class indices, got dtype {self.dtype.name}"
@@ -200,7 +223,10 @@ def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
     """IndexError when an element of the integer array ``idx`` is outside ``[0, n)`` (one device sync)."""
     if idx.size == 0:
         return
-    lo, hi = int(xp.amin(idx)), int(xp.amax(idx))
+    if xp is np:  # (the reduce methods np.amin and np.amax call, without their wrappers)
+        lo, hi = int(_np_min(idx, None)), int(_np_max(idx, None))
+    else:
+        lo, hi = int(xp.amin(idx)), int(xp.amax(idx))
     if lo < 0 or hi >= n:
         bad = lo if lo < 0 else hi
         raise IndexOutOfRangeError(
@@ -241,6 +267,11 @@ def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
         IndexError: a target class outside ``[0, C)`` (raised by the impl before any write, as PyTorch).
         CastingError (TypeError), DeviceMismatchError, MemoryOverlapError (ValueError): the out rules.
     """
+    return _cross_entropy_spec(input, target)
+
+
+@memoized
+def _cross_entropy_spec(input: TensorMeta, target: TensorMeta) -> TensorSpec:
     if input.ndim != 2:
         raise ShapeError(
             f"cross_entropy: argument 'input' must be 2-d logits [N, C], got shape {list(input.shape)} "
@@ -261,21 +292,55 @@ def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
 
 @_ks.cross_entropy.xp
 def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> None:
-    x, t, o = input._array, target._array, out.array
+    x, t = input._array, target._array
+    o: Any = out.array
     n, c = x.shape
     _check_classes(xp, "cross_entropy", "target", t, c)
     compute = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
     x = x.astype(compute, copy=False)
-    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
-        if n == 0:
-            # The mean over no samples: nan, with NumPy's "Mean of empty slice" warning on the CPU.
-            xp.copyto(o, xp.mean(xp.empty((0,), compute)), casting="same_kind")
-            return
-        lse = xp.empty((n,), compute)
-        logsumexp_body(xp, x, 1, lse)
-        picked = xp.take_along_axis(x, t.astype(_INT64, copy=False)[:, None], axis=1)[:, 0]
-        xp.subtract(lse, picked, out=lse)
-        xp.copyto(o, xp.mean(lse), casting="same_kind")
+    if xp is not np:
+        with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+            if n == 0:
+                xp.copyto(o, xp.mean(xp.empty((0,), compute)), casting="same_kind")
+                return
+            lse = xp.empty((n,), compute)
+            logsumexp_body(xp, x, 1, lse)
+            picked = xp.take_along_axis(x, t.astype(_INT64, copy=False)[:, None], axis=1)[:, 0]
+            xp.subtract(lse, picked, out=lse)
+            xp.copyto(o, xp.mean(lse), casting="same_kind")
+        return
+    if n == 0:
+        # The mean over no samples: nan, with NumPy's "Mean of empty slice" warning.
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            np.copyto(o, np.mean(np.empty((0,), compute)), casting="same_kind")
+        return
+    # logsumexp_body's steps, each row's maximum and sum computed once and used in place; then the target
+    # logits by fancy indexing with a cached row index, and the mean as np.mean computes it (the sum divided by
+    # the count, as an intp, then cast to the sum's dtype). The values are the general path's, bit for bit.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        m = _np_max(x, 1, None, None, keepdims=True)
+        if not math.isfinite(_np_sum(m, None)):  # (finite sum: every maximum finite, and the np.where a no-op)
+            m = np.where(np.isfinite(m), m, 0)
+        e = np.subtract(x, m)
+        np.exp(e, out=e)
+        s = _np_sum(e, 1, None, None, keepdims=True)
+        np.log(s, out=s)
+        np.add(s, m, out=s)
+        lse = s.reshape(n)
+        np.subtract(lse, x[_rows(n), t], out=lse)
+        total = _np_sum(lse)
+        np.copyto(o, total.dtype.type(total / _intp(n)), casting="same_kind")
+
+
+_intp: Final = np.intp
+
+
+@functools.lru_cache(maxsize=64)
+def _rows(n: int) -> np.ndarray[Any, np.dtype[np.intp]]:
+    """``arange(n)``, read-only and cached: the row index of cross_entropy's target logits."""
+    rows = np.arange(n)
+    rows.flags.writeable = False
+    return rows
 
 
 # --- upsample_nearest1d ----------------------------------------------------------------------------------
@@ -395,6 +460,13 @@ def upsample_nearest1d(
             not a number.
         CastingError (TypeError), DeviceMismatchError, MemoryOverlapError (ValueError): the out rules.
     """
+    return _upsample_nearest1d_spec(self, output_size, scale_factor)
+
+
+@memoized
+def _upsample_nearest1d_spec(
+    self: TensorMeta, output_size: int | Sequence[int] | None = None, scale_factor: float | None = None
+) -> TensorSpec:
     shape = self.shape
     if len(shape) != 3:
         raise ShapeError(

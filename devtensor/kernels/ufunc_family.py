@@ -25,7 +25,7 @@ import numpy as np
 
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import Scalar
-from devtensor.meta import _COMPARISONS, _IINFO, binary_ufunc_meta, int_bounds, unary_ufunc_meta
+from devtensor.meta import _COMPARISONS, _IINFO, DIRECT, binary_ufunc_meta, int_bounds, unary_ufunc_meta
 from devtensor.structured import StructuredOp
 from devtensor.tensor import Tensor
 from devtensor.typed import CPUTensor, CUDATensor
@@ -150,14 +150,25 @@ def elementwise_doc(name: str, summary: str, ufunc: str, *, inplace: bool = True
 
 
 def _define(
-    name: str, meta: Callable[..., Any], doc: str, kernel: Callable[..., None], *, inplace: bool = True
+    name: str,
+    meta: Callable[..., Any],
+    doc: str,
+    kernel: Callable[..., None],
+    ufunc: np.ufunc | None = None,
+    *,
+    inplace: bool = True,
 ) -> StructuredOp:
     meta.__doc__ = doc
+    direct: list[Any] = [None, ufunc]
+    if ufunc is not None:  # (the kernel is that one ufunc call for every functional call it gets: meta.DIRECT)
+        meta.__dict__[DIRECT] = direct
     op = StructuredOp(name, meta, out_may_be_input=True, inplace=inplace)
     op.functional.__doc__ = doc
     if op.inplace is not None:
         op.inplace.__doc__ = doc
     register_xp(op, kernel)
+    if ufunc is not None:
+        direct[0] = op.table.kernels.get(DispatchKey.CPU)
     return op
 
 
@@ -197,7 +208,7 @@ def unary_ufunc(
             getattr(xp, cp_name)(self._array, out=o)
 
     ufunc_kernel.__name__ = ufunc_kernel.__qualname__ = f"{name}_kernel"
-    return _define(name, unary_ufunc_meta(name, ufunc), summary, ufunc_kernel, inplace=inplace)
+    return _define(name, unary_ufunc_meta(name, ufunc), summary, ufunc_kernel, ufunc, inplace=inplace)
 
 
 def binary_ufunc(
@@ -262,7 +273,8 @@ def binary_ufunc(
             )
 
     kernel.__name__ = kernel.__qualname__ = f"{name}_kernel"
-    return _define(name, meta, summary, kernel, inplace=inplace)
+    # (comparisons treat out-of-range Python ints specially: no direct path for them)
+    return _define(name, meta, summary, kernel, None if ufunc in _COMPARISONS else ufunc, inplace=inplace)
 
 
 def _exact_int_operands(array: Any, value: int) -> tuple[Any, Any]:
@@ -284,4 +296,6 @@ def _scaled(xp: Any, self: Any, other: Any, alpha: Scalar) -> Any:
     # weak (bool and bool stay bool). The meta function has checked that alpha and a Python product fit.
     if isinstance(other, _PYTHON_NUMBERS):
         return (other and alpha) if type(other) is bool and type(alpha) is bool else other * alpha
+    if not isinstance(self, _PYTHON_NUMBERS) and self.dtype == other.dtype:
+        return xp.multiply(other, alpha, dtype=other.dtype)  # (one dtype: no np.result_type needed)
     return xp.multiply(other, alpha, dtype=np.result_type(weak(self), other.dtype))

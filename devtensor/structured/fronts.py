@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 from devtensor import modes
 from devtensor.dispatcher import META_ONLY, DispatchKey
 from devtensor.dtypes import SCALAR_TYPES
-from devtensor.meta import INLINE, ONE
+from devtensor.meta import DIRECT, INLINE, ONE
 from devtensor.structured import rules
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.generated import generated_factory
@@ -302,11 +302,13 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
     params = op.schema.params
     call = f"    _spec = _meta({_call_text(params)})"
     kind, state = _inline_kind(op)
+    direct = getattr(op.meta, DIRECT, None)
+    extra = {"_direct": direct} if direct is not None and kind is not None and variant == "functional" else {}
     if kind == "unary":
         return [
             "    _cached_dtype = _meta_cache.get(self._dtype)",
             "    _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)",
-        ], {"_meta_cache": state}
+        ], {"_meta_cache": state, **extra}
     if kind == "binary":
         # Both tensors (the flags of the argument checks; an inplace self is one), dtypes those of the entry
         # used last, one shape, alpha at its default (the meta function checks nothing then).
@@ -319,8 +321,20 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
             "        _spec = (self._shape, _last[2])",
             "    else:",
             "    " + call,
-        ], {"_meta_last": state, "_ONE": ONE}
+        ], {"_meta_last": state, "_ONE": ONE, **extra}
     return [call], {}
+
+
+def _direct_impl_call(op: StructuredOp, call: str) -> list[str]:
+    """The functional front's kernel call, after the direct path when the op offers one (meta.DIRECT): while the
+    handler is the built-in CPU kernel, one ufunc call, the front makes that call itself into the fresh result."""
+    lines = _impl_call(call, "_out_array")
+    if "_direct" not in _meta_lines(op, "functional")[1]:
+        return lines
+    alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""  # (alpha != 1: two steps)
+    arrays = "self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out="
+    args = "self._array, " if _inline_kind(op)[0] == "unary" else arrays
+    return [f"if _handler is _direct[0]{alpha}:", f"    _direct[1]({args}_out_array)", "el" + lines[0], *lines[1:]]
 
 
 def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, list[str]]:
@@ -361,7 +375,7 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
                 "    _out_array = _backend.alloc(_spec[0], _spec[1])",
                 "except (ValueError, MemoryError) as _error:",
                 "    _alloc_failed(_name, _spec, _error, _device)",
-                *_impl_call(call, "_out_array"),
+                *_direct_impl_call(op, call),
             ],
             "        ",
         )

@@ -1,0 +1,70 @@
+"""The functional fronts' direct path (devtensor.meta.DIRECT): the front calls the ufunc itself while the op's
+built-in CPU kernel is the handler; overrides, other kernels and modes still take the handler path, and the
+results are those of the kernel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import devtensor as dt
+from devtensor import DispatchKey, library
+from devtensor.dtypes import DType
+from devtensor.meta import DIRECT
+from devtensor.typed import ConstOut, CPUTensor
+
+
+def test_ufunc_ops_offer_it_and_comparisons_do_not() -> None:
+    for name in ("add", "sub", "mul", "exp", "neg", "maximum"):
+        op = library.get_op(name)
+        offer = getattr(op.meta, DIRECT, None)
+        assert offer is not None and offer[0] is op.table.kernels[DispatchKey.CPU], name
+    assert getattr(library.get_op("lt").meta, DIRECT, None) is None
+    assert getattr(library.get_op("softmax").meta, DIRECT, None) is None
+
+
+@pytest.mark.parametrize("dtype", [dt.float32, dt.int64, dt.bool])
+def test_same_values_dtypes_and_layouts_as_numpy(dtype: DType) -> None:
+    a = np.arange(12).reshape(3, 4).astype(dtype)
+    b = np.arange(4).astype(dtype)
+    ta, tb = dt.from_numpy(a), dt.from_numpy(b)
+    for got, expected in [
+        (dt.add(ta, tb), np.add(a, b)),
+        (dt.add(ta, 3), np.add(a, 3)),
+        (dt.maximum(2, tb), np.maximum(2, b)),
+        (dt.mul(ta.transpose(0, 1), ta.transpose(0, 1)), np.multiply(a.T, a.T)),
+        (
+            dt.add(dt.from_numpy(np.array(2, dtype)), dt.from_numpy(np.array(3, dtype))),
+            np.add(np.array(2, dtype), np.array(3, dtype)),
+        ),
+    ]:
+        arr = got.numpy()
+        assert arr.dtype == expected.dtype and arr.shape == expected.shape
+        assert arr.tolist() == expected.tolist()
+        assert arr.flags.c_contiguous  # (a fresh result is C-contiguous, as before)
+    if dtype != dt.bool:  # (bool results take a bool alpha)
+        assert dt.add(ta, tb, alpha=2).tolist() == np.add(a, 2 * b).tolist()
+
+
+def test_an_override_still_wins() -> None:
+    calls: list[str] = []
+
+    def exp_logged(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        calls.append("exp")
+        np.exp(self.array, out=out.array)
+
+    x = dt.tensor([0.0, 1.0])
+    with library.override("exp", "cpu", exp_logged):
+        assert dt.exp(x).tolist() == np.exp([0.0, 1.0]).tolist()
+    assert calls == ["exp"]
+    dt.exp(x)
+    assert calls == ["exp"]
+
+
+def test_a_floating_point_condition_is_reported_as_before() -> None:
+    x = dt.tensor([1.0, 0.0])
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        result = dt.log(x)
+    assert result.tolist()[1] == -np.inf
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        dt.log(x)
