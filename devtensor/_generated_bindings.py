@@ -85,7 +85,7 @@ FINGERPRINTS = {
     'make_cpu_sin_': 'sin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_cos': 'cos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_cos_': 'cos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_tanh': 'tanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
+    'make_cpu_tanh': 'tanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_tanh_': 'tanh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_sigmoid': 'sigmoid|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_sigmoid_': 'sigmoid|inplace|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -294,7 +294,7 @@ FINGERPRINTS = {
     'make_cuda_sin_': 'sin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_cos': 'cos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_cos_': 'cos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_tanh': 'tanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
+    'make_cuda_tanh': 'tanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_tanh_': 'tanh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_sigmoid': 'sigmoid|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_sigmoid_': 'sigmoid|inplace|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -4118,7 +4118,7 @@ def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
+def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def tanh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -4142,9 +4142,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is _direct[0]:
-                    _direct[1](self._array, _out_array)
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -4154,9 +4152,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is _direct[0]:
-                        _direct[1](self._array, _out_array)
-                    elif _handler is not _META_ONLY:
+                    if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -4225,9 +4221,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is _direct[0]:
-                    _direct[1](self._array, _out_array)
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -4237,9 +4231,7 @@ def make_cpu_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is _direct[0]:
-                        _direct[1](self._array, _out_array)
-                    elif _handler is not _META_ONLY:
+                    if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -34460,7 +34452,7 @@ def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
+def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
     def tanh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if type(self) is _Class:
@@ -34484,9 +34476,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is _direct[0]:
-                    _direct[1](self._array, _out_array)
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -34496,9 +34486,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is _direct[0]:
-                        _direct[1](self._array, _out_array)
-                    elif _handler is not _META_ONLY:
+                    if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -34567,9 +34555,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is _direct[0]:
-                    _direct[1](self._array, _out_array)
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -34579,9 +34565,7 @@ def make_cuda_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is _direct[0]:
-                        _direct[1](self._array, _out_array)
-                    elif _handler is not _META_ONLY:
+                    if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)

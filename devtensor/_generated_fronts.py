@@ -253,7 +253,7 @@ FINGERPRINTS = {
     'make_sin_': 'sin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_cos': 'cos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_cos_': 'cos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_tanh': 'tanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
+    'make_tanh': 'tanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_tanh_': 'tanh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_sigmoid': 'sigmoid|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_sigmoid_': 'sigmoid|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
@@ -4349,7 +4349,7 @@ def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
+def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def tanh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -4373,9 +4373,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is _direct[0]:
-                    _direct[1](self._array, _out_array)
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -4385,9 +4383,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is _direct[0]:
-                        _direct[1](self._array, _out_array)
-                    elif _handler is not _META_ONLY:
+                    if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
@@ -4456,9 +4452,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is _direct[0]:
-                    _direct[1](self._array, _out_array)
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(self, out=_const_out)
@@ -4468,9 +4462,7 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is _direct[0]:
-                        _direct[1](self._array, _out_array)
-                    elif _handler is not _META_ONLY:
+                    if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)

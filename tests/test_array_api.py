@@ -185,3 +185,22 @@ def test_cuda_tensors_stay_on_their_device() -> None:
         assert r.device == dt.Device("cuda", 1)
     assert xp.std(t).cpu().item() == pytest.approx(np.std([1.0, 2.0, 3.0, 4.0]))
     assert xp.ones(2, device=t.device).device == t.device
+
+
+def test_the_standards_special_cases_are_the_ops_own() -> None:
+    """Where the standard's special cases differ from NumPy's, the ops (main namespace too) give the standard's."""
+    inf = float("inf")
+    a = dt.tensor([inf, -inf, 1.0, -1.0, 7.0])
+    b = dt.tensor([2.0, 2.0, -inf, inf, 2.0])
+    for r in (xp.floor_divide(a, b), a // b, dt.div(a, b, rounding_mode="floor")):
+        got = r.numpy()
+        np.testing.assert_array_equal(got, [inf, -inf, -0.0, -0.0, 3.0])
+        assert np.signbit(got[2]) and np.signbit(got[3])
+    z = dt.tensor([complex(inf, 0.0), complex(-inf, inf), complex(-0.0, 0.0)])
+    e = xp.expm1(z).numpy()
+    assert e[0] == complex(inf, 0.0) and e[1] == complex(-1.0, 0.0)
+    assert e[2] == 0 and not np.signbit(e[2].real)
+    th = dt.tanh(dt.tensor([complex(inf, 1e7), complex(-inf, -2.0)])).numpy()
+    assert th[0] == 1 and not np.signbit(th[0].imag)
+    assert th[1] == -1 and np.signbit(th[1].imag)
+    _same(xp.take_along_axis(dt.tensor([1, 2, 3]), dt.tensor([-1, 0])), [3, 1])

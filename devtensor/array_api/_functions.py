@@ -315,8 +315,12 @@ def take(x: Tensor, indices: Tensor, /, *, axis: int | None = None) -> Tensor:
 
 
 def take_along_axis(x: Tensor, indices: Tensor, /, *, axis: int = -1) -> Tensor:
-    """The elements of ``x`` at ``indices`` along ``axis`` (same number of dimensions): :func:`devtensor.gather`."""
-    return _dt.gather(x, normalize_dim("take_along_axis", axis, x.ndim), indices)
+    """The elements of ``x`` at ``indices`` along ``axis`` (same number of dimensions; negative indices count from
+    the end, as NumPy's): :func:`devtensor.gather`."""
+    a = normalize_dim("take_along_axis", axis, x.ndim)
+    if indices.numel() and _dt.any(_dt.lt(indices, 0)).item():
+        indices = _dt.where(_dt.lt(indices, 0), _dt.add(indices, x.shape[a]), indices)
+    return _dt.gather(x, a, indices)
 
 
 def matmul(x1: Tensor, x2: Tensor, /) -> Tensor:

@@ -31,6 +31,7 @@ from devtensor.meta import (
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import Tensor, TensorMeta, TensorMetaOrScalar
 from devtensor.typed import ConstOut
+from devtensor.typed.const_out import InplaceOut
 
 __all__ = [
     "abs",
@@ -195,7 +196,40 @@ sqrt = unary_ufunc(
 )
 sin = unary_ufunc("sin", np.sin, doc="Sine of radians, elementwise (``torch.sin``, ``np.sin``).")
 cos = unary_ufunc("cos", np.cos, doc="Cosine of radians, elementwise (``torch.cos``, ``np.cos``).")
-tanh = unary_ufunc("tanh", np.tanh, doc="Hyperbolic tangent, elementwise (``torch.tanh``, ``np.tanh``).")
+
+
+def _tanh_kernel(xp: ModuleType, self: Tensor, *, out: Any) -> None:
+    a = out.array if type(out) is InplaceOut else self._array
+    o = out.array
+    if o.dtype.kind != "c":
+        xp.tanh(a, out=o)
+        return
+    # Complex elements with an infinite real part and a finite imaginary one: the Array API standard's +-1 + 0j
+    # with the zero's sign that of the imaginary part (NumPy's sign follows sin(2 * imag)).
+    real, imag = xp.real(a), xp.imag(a)
+    special = xp.isinf(real) & xp.isfinite(imag)
+    if not special.any():
+        xp.tanh(a, out=o)
+        return
+    fixed = a.copy()
+    fixed.real[...] = xp.sign(real)
+    fixed.imag[...] = xp.copysign(0.0, imag)
+    with deferred_conditions():  # (the mask and the fixed values are taken before the write: out may be self)
+        if xp is np:
+            np.tanh(a, o, where=~special)
+        else:
+            xp.tanh(a, out=o)
+        xp.copyto(o, fixed, where=special)
+
+
+tanh = unary_ufunc(
+    "tanh",
+    np.tanh,
+    doc="Hyperbolic tangent, elementwise (``torch.tanh``, ``np.tanh``). A complex element with an infinite real "
+    "part and a finite imaginary part gives the Array API standard's +-1 + 0j (the zero signed as the imaginary "
+    "part), where NumPy's zero takes the sign of sin(2 * imag).",
+    kernel=_tanh_kernel,
+)
 
 # --- sigmoid --------------------------------------------------------------------------------------------
 

@@ -135,9 +135,10 @@ def _expm1_kernel(xp: Any, self: Tensor, *, out: Any) -> None:
     if o.dtype.kind != "c":
         xp.expm1(a, o)
         return
-    # Complex elements with an infinite or NaN part: the Array API standard's value, exp(z) - 1 with C99's cexp
-    # special cases (expm1(+inf + 0j) = +inf + 0j, expm1(-inf + infj) = -1 + 0j), where NumPy gives NaN parts.
-    special = ~xp.isfinite(a)
+    # Complex elements with an infinite or NaN part, and zeros: the Array API standard's value, exp(z) - 1 with
+    # C99's cexp special cases (expm1(+inf + 0j) = +inf + 0j, expm1(-inf + infj) = -1 + 0j, expm1(-0 + 0j) = +0 + 0j),
+    # where NumPy gives NaN parts (and -0).
+    special = ~xp.isfinite(a) | (a == 0)  # (zeros: the standard's +0 real part, NumPy keeps -0)
     if not special.any():
         xp.expm1(a, o)
         return
