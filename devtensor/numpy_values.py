@@ -54,17 +54,14 @@ def tensor_operand(op: str, arg: str, value: object, device: Device | None, tens
         ArgumentTypeError: a NumPy value of a dtype devtensor does not support (strings, datetimes, objects...).
         DeviceMismatchError: a NumPy array where the call's tensors are on a device other than the CPU.
     """
-    from devtensor.backends import backend_for  # (backends imports the tensor classes)
-
     if isinstance(value, np.ndarray):
-        cpu = as_device("cpu")
+        cpu, backend = _cpu()
         if device is not None and device is not cpu:
             raise DeviceMismatchError(
                 f"{op}: argument '{arg}' is a NumPy array (on cpu) but the call's tensors are on {device}; there is "
                 f"no implicit transfer (as in CuPy): convert it with devtensor.asarray(..., device='{device}')"
             )
         to_dtype(value.dtype, op=op, arg=arg)
-        backend = backend_for(cpu)
         root = backend.storage_root(value)
         for t in tensors:
             if t._device is cpu and t._storage.root is root:
@@ -73,11 +70,13 @@ def tensor_operand(op: str, arg: str, value: object, device: Device | None, tens
         return backend.wrap(value, cpu, owned=False)
     if isinstance(value, NUMPY_SCALARS):
         dtype = to_dtype(value.dtype, op=op, arg=arg)
-        target = device if device is not None else as_device("cpu")
-        cpu_backend = backend_for(as_device("cpu"))
+        cpu, cpu_backend = _cpu()
+        target = device if device is not None else cpu
         data = np.array(value)
-        if target.type == "cpu":
+        if target is cpu:
             return cpu_backend.wrap(data, target)
+        from devtensor.backends import backend_for  # (backends imports the tensor classes)
+
         backend = backend_for(target)
         guard = target._guard
         if guard is None:
@@ -85,6 +84,19 @@ def tensor_operand(op: str, arg: str, value: object, device: Device | None, tens
         with guard():
             return backend.wrap(backend.from_other(cpu_backend, data, target, dtype), target)
     return value
+
+
+_CPU: list[Any] = []
+
+
+def _cpu() -> tuple[Device, Any]:
+    """The CPU device and its backend, looked up once (and so kept interned)."""
+    if not _CPU:
+        from devtensor.backends import backend_for  # (backends imports the tensor classes)
+
+        cpu = as_device("cpu")
+        _CPU.extend((cpu, backend_for(cpu)))
+    return _CPU[0], _CPU[1]
 
 
 _EXPECTED: typing.Final = {
@@ -120,6 +132,10 @@ def _call_device(values: dict[str, Any]) -> tuple[Device | None, list[Tensor]]:
     return (tensors[0]._device if tensors else None), tensors
 
 
+#: Per op schema: its positional parameter names and the category of each parameter (``out`` a tensor).
+_SHAPES: dict[Any, tuple[tuple[str, ...], dict[str, str]]] = {}
+
+
 def coerce_call(
     op: StructuredOp,
     fn: Callable[..., Any],
@@ -138,20 +154,23 @@ def coerce_call(
             unsupported dtype.
         DeviceMismatchError: a NumPy array where the call's tensors are on another device.
     """
-    from devtensor.structured import rules
-
-    params = op.schema.params
+    shape = _SHAPES.get(op.schema)
+    if shape is None:
+        positional_names = tuple(p.name for p in op.schema.params if not p.kw_only)
+        categories = {p.name: p.category for p in op.schema.params}
+        categories["out"] = TENSOR
+        shape = _SHAPES[op.schema] = (positional_names, categories)
+    positional, category = shape
     name = _front_name(op, fn)
-    positional = [p.name for p in params if not p.kw_only]
     values: dict[str, Any] = dict(zip(positional, args, strict=False))
     values.update(kwargs)
-    category = {p.name: p.category for p in params}
-    category["out"] = TENSOR
     device, tensors = _call_device(values)
     changed = False
     for key, value in values.items():
         kind = category.get(key)
         if kind in (TENSOR, TENSOR_OR_SCALAR):
+            if not isinstance(value, (np.ndarray, np.generic)):
+                continue
             new = tensor_operand(name, key, value, device, tensors)
         elif kind == TENSOR_LIST and isinstance(value, (list, tuple)):
             items = [tensor_operand(name, f"{key}[{i}]", v, device, tensors) for i, v in enumerate(value)]
@@ -164,6 +183,8 @@ def coerce_call(
             values[key] = new
             changed = True
     if not changed:
+        from devtensor.structured import rules
+
         value = values.get(arg)
         kind = category.get(arg)
         if cls is not None and kind != SCALAR:

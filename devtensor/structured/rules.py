@@ -163,9 +163,14 @@ class NumPyArgument(Exception):
 def coerce(*args: Any) -> Any:
     """The fronts' slow path for an argument of no type they take at once (NumPy values):
     :func:`devtensor.numpy_values.coerce_call`."""
-    from devtensor.numpy_values import coerce_call  # (it imports the structured package)
+    if not _COERCE:
+        from devtensor.numpy_values import coerce_call  # (it imports the structured package)
 
-    return coerce_call(*args)
+        _COERCE.append(coerce_call)
+    return _COERCE[0](*args)
+
+
+_COERCE: list[Any] = []
 
 
 def list_device(op: str, arg: str, value: object, dev: Device | None, first: Tensor | None) -> tuple[Any, Any]:
