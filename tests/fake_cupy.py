@@ -805,6 +805,16 @@ class _Lib:
 
 lib: Final = _Lib()
 
+
+class _Linalg:
+    """``cupy.linalg``: the decompositions (Dask's tall-skinny ``qr`` and ``svd`` ask them of a chunk type)."""
+
+    qr: Final = staticmethod(_kernel("qr", np.linalg.qr))
+    svd: Final = staticmethod(_kernel("svd", np.linalg.svd))
+
+
+linalg: Final = _Linalg()
+
 sum: Final = _kernel("sum", np.sum)
 prod: Final = _kernel("prod", np.prod)
 mean: Final = _kernel("mean", np.mean)
