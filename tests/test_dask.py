@@ -350,3 +350,9 @@ def test_least_squares_example_reduced_matches_numpy_chunks(example: ModuleType)
     result = example.compare(rows=30_000, chunk_rows=5_000, features=8, repeat=1)
     assert result.max_difference < 1e-4
     np.testing.assert_allclose(result.devtensor_coef, result.true_coef, atol=5e-3)
+
+
+@pytest.mark.usefixtures("threads", "fake_cupy")
+def test_least_squares_example_on_cuda_chunks(example: ModuleType) -> None:
+    result = example.compare(rows=20_000, chunk_rows=5_000, features=6, device="cuda", repeat=1)
+    assert result.max_difference < 1e-4
