@@ -13,7 +13,8 @@ This module makes and ends such arrays and runs devtensor ops (built-in or custo
 * :func:`meta_of` -- the 0-size tensor Dask keeps as an array's ``_meta``;
 * :func:`mean`, :func:`var`, :func:`std` -- NumPy's reductions as Dask expressions of sums, for arrays of
   devtensor chunks (Dask's own ``Array.mean``/``var``/``std`` call NumPy's *method* spelling on chunks,
-  ``chunk.sum(axis=..., keepdims=...)``, where a devtensor tensor has PyTorch's ``sum(dim, keepdim)``).
+  ``chunk.sum(axis=..., keepdims=...)``, where a devtensor tensor has PyTorch's ``sum(dim, keepdim)``);
+  :func:`argmax`, :func:`argmin` -- over one axis gathered into one chunk (Dask's own call ``chunk.ravel()``).
 
 docs/design.md lists what Dask asks of a chunk type and how devtensor answers each.
 """
@@ -29,11 +30,12 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
+import devtensor
 from devtensor.creation import asarray, empty
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, ShapeError
 from devtensor.tensor import Tensor
 
-__all__ = ["from_dask", "map_blocks", "mean", "meta_of", "std", "to_dask", "var"]
+__all__ = ["argmax", "argmin", "from_dask", "map_blocks", "mean", "meta_of", "std", "to_dask", "var"]
 
 
 def meta_of(t: Tensor) -> Tensor:
@@ -248,3 +250,44 @@ def var(x: da.Array, axis: Any = None, *, ddof: int | float = 0, keepdims: bool 
 def std(x: da.Array, axis: Any = None, *, ddof: int | float = 0, keepdims: bool = False) -> da.Array:
     """NumPy's ``std`` of a Dask array of devtensor chunks: the square root of :func:`var`. Raises as :func:`mean`."""
     return da.sqrt(var(x, axis, ddof=ddof, keepdims=keepdims))
+
+
+def _arg(name: str, x: da.Array, axis: int | None, keepdims: bool) -> da.Array:
+    if not isinstance(x, da.Array):
+        raise ArgumentTypeError(f"{name}: argument 'x' must be a dask.array.Array, got {type(x).__name__}")
+    op = getattr(devtensor, name)
+    if axis is None:
+        # NumPy's flat index: the whole array as one chunk (fine for what fits one worker; pass an axis otherwise)
+        flat = x.reshape(-1).rechunk(-1)
+        result = flat.map_blocks(op, 0, drop_axis=0, dtype=np.int64, meta=_index_meta(flat, 0))
+        return result.reshape((1,) * x.ndim) if keepdims else result
+    from devtensor.meta import normalize_dim
+
+    dim = normalize_dim(name, axis, x.ndim)
+    whole = x.rechunk({dim: -1})
+    if keepdims:
+        chunks = tuple((1,) if d == dim else c for d, c in enumerate(whole.chunks))
+        return whole.map_blocks(op, dim, True, chunks=chunks, dtype=np.int64, meta=_index_meta(whole, x.ndim))
+    return whole.map_blocks(op, dim, drop_axis=dim, dtype=np.int64, meta=_index_meta(whole, x.ndim - 1))
+
+
+def _index_meta(x: da.Array, ndim: int) -> Any:
+    device = x._meta.device if isinstance(x._meta, Tensor) else "cpu"
+    return empty((0,) * ndim, dtype=np.int64, device=device)
+
+
+def argmax(x: da.Array, axis: int | None = None, *, keepdims: bool = False) -> da.Array:
+    """NumPy's ``argmax`` of a Dask array of devtensor chunks (int64 indices, first of ties): along ``axis``, the
+    array is rechunked so that axis is one chunk, then devtensor's ``argmax`` runs per block; with ``axis=None``
+    the flat index, computed on the whole array as one chunk.
+
+    Raises:
+        ArgumentTypeError (TypeError): ``x`` is not a Dask array.
+        IndexOutOfRangeError (IndexError): ``axis`` is out of range.
+    """
+    return _arg("argmax", x, axis, keepdims)
+
+
+def argmin(x: da.Array, axis: int | None = None, *, keepdims: bool = False) -> da.Array:
+    """NumPy's ``argmin`` of a Dask array of devtensor chunks; as :func:`argmax`."""
+    return _arg("argmin", x, axis, keepdims)

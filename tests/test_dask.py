@@ -136,6 +136,9 @@ CASES: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "mean": (lambda x: dd.mean(x, axis=0), lambda a: a.mean(axis=0)),
     "var": (lambda x: dd.var(x, axis=1, ddof=1), lambda a: a.var(axis=1, ddof=1)),
     "std": (lambda x: dd.std(x), lambda a: a.std()),
+    "argmax-axis0": (lambda x: dd.argmax(x, axis=0), lambda a: a.argmax(axis=0)),
+    "argmin": (lambda x: dd.argmin(x), lambda a: a.argmin()),
+    "argmax-keepdims": (lambda x: dd.argmax(x, axis=-1, keepdims=True), lambda a: a.argmax(axis=-1, keepdims=True)),
     "matmul": (lambda x: x.T @ x, lambda a: a.T @ a),
     "tensordot": (lambda x: da.tensordot(x, x, axes=((0,), (0,))), lambda a: np.tensordot(a, a, axes=((0,), (0,)))),
     "dot": (lambda x: da.dot(x, x.T), lambda a: a @ a.T),
@@ -187,7 +190,9 @@ def test_tall_skinny_qr_and_svd() -> None:
 
 
 @pytest.mark.usefixtures("threads", "fake_cupy")
-@pytest.mark.parametrize("name", ["exp", "arith", "sum-axis0", "max-axis0", "matmul", "tensordot", "concatenate"])
+@pytest.mark.parametrize(
+    "name", ["exp", "arith", "sum-axis0", "max-axis0", "mean", "argmax-axis0", "matmul", "tensordot", "concatenate"]
+)
 def test_dask_op_on_cuda_chunks_stays_on_cuda(name: str) -> None:
     on_dask, on_numpy = CASES[name]
     x = chunked("cuda")
