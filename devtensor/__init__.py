@@ -9,6 +9,7 @@ from devtensor import cpu, cuda, kernel_signatures  # device bindings, typed ker
 from devtensor import fft as fft  # discrete Fourier transforms (torch.fft's names)
 from devtensor import kernels as _kernels  # defines the built-in ops
 from devtensor import library as library  # custom ops, out-of-tree backends, overrides, check
+from devtensor import numpy_chunks as _numpy_chunks  # the NumPy functions Dask asks of a chunk type (NEP 18/35)
 from devtensor import numpy_protocols as _numpy_protocols  # NEP 13/18: NumPy ufuncs and functions on tensors
 from devtensor import random as random  # random numbers: generators and sampling
 from devtensor._generated_ops import *

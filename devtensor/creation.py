@@ -27,6 +27,7 @@ from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
     CopyRequiredError,
+    DeviceUnavailableError,
     OutOfMemoryError,
     ScalarOverflowError,
 )
@@ -582,8 +583,15 @@ def full_like(
 
 
 def _rebuild(array: np.ndarray[Any, Any], device: str) -> Tensor:
-    """Unpickling: a tensor on ``device`` holding ``array``'s values."""
-    return tensor(array, device=device)
+    """Unpickling: a tensor on ``device`` holding ``array``'s values (a copy: pickle's buffer may be shared or
+    read-only). A CUDA tensor unpickled in a process that cannot use CUDA (a Dask worker without a GPU or CuPy)
+    raises DeviceUnavailableError saying so, rather than landing silently on the CPU."""
+    try:
+        return tensor(array, device=device)
+    except DeviceUnavailableError as error:
+        raise DeviceUnavailableError(
+            f"unpickling a tensor of shape {list(array.shape)} and dtype {array.dtype} on {device}: {error}"
+        ) from error
 
 
 def _rebuild_without_data(shape: tuple[int, ...], dtype: str, device: str) -> Tensor:

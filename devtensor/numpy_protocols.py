@@ -14,6 +14,14 @@ and returns what NumPy returns (NumPy arrays; a tensor passed as ``out`` is writ
 returned); with a tensor on another device (CUDA, meta) it raises a TypeError naming the function, as CuPy does:
 there is no implicit transfer. An argument of a foreign type that overrides the protocol itself (a Dask array, …)
 makes devtensor return ``NotImplemented``, so that type gets its turn (NEP 13/18's rule).
+
+NEP 35: NumPy's creation functions called with ``like=tensor`` (:data:`LIKE`: ``empty``, ``zeros``, ``ones``,
+``full``, ``array``, ``asarray``, ``asanyarray``) make a devtensor tensor on that tensor's device; Dask makes its
+metas and small arrays of a chunk type so. ``np.linalg.qr`` and ``np.linalg.svd``, which devtensor has no op for,
+run on the tensor's own array module (NumPy or CuPy) and give tensors on its device. ``Tensor.__array_priority__``
+(1.0, between NumPy's 0 and CuPy's 100) is what Dask compares to pick the chunk type that combines mixed chunks.
+Those entries live in :mod:`devtensor.numpy_chunks`; docs/design.md lists everything Dask asks of a chunk type
+and how each maps.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from devtensor.errors import ArgumentTypeError
 from devtensor.structured import rules
 from devtensor.tensor import Tensor
 
-__all__ = ["FUNCTIONS", "REDUCE", "UFUNCS", "array_function", "array_ufunc"]
+__all__ = ["FUNCTIONS", "LIKE", "REDUCE", "UFUNCS", "array_function", "array_ufunc"]
 
 _NO: Final = object()  # an argument not given (NumPy's own ``_NoValue`` is private)
 
@@ -171,11 +179,14 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
         if method == "__call__":
             entry = UFUNCS.get(ufunc)
             fn = getattr(devtensor, entry[0], None) if entry is not None else None
-            if fn is None or set(kwargs) - {"out"}:
+            if fn is None or set(kwargs) - {"out", "dtype"}:
                 raise _Fallback
             target = out[0] if out else None
             if out and len(out) != 1:
                 raise _Fallback
+            dtype = kwargs.get("dtype")
+            if dtype is not None:
+                return _ufunc_in_dtype(fn, entry[1], inputs, np.dtype(dtype), target)  # type: ignore[index]
             result = fn(*inputs, **entry[1]) if target is None else fn(*inputs, out=target, **entry[1])  # type: ignore[index]
             return _returned(target, result)
         if method == "reduce" and ufunc in REDUCE and len(inputs) == 1:
@@ -191,6 +202,21 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
         raise _Fallback
     except _Fallback:
         return _numpy_runs(name, getattr(ufunc, method), inputs, kwargs)
+
+
+def _ufunc_in_dtype(fn: Callable[..., Any], fixed: dict[str, Any], inputs: Any, dtype: Any, out: Any) -> Any:
+    """``ufunc(..., dtype=dtype)`` (Dask's chunked ``matmul`` sums its partial products so): NumPy computes in
+    ``dtype``; devtensor casts the array operands to it (Python scalars stay weak) and runs the op. A result of
+    another dtype (a comparison, a scalar that promotes) or an ``out`` runs NumPy's own."""
+    if out is not None:
+        raise _Fallback
+    cast = [
+        x.to(dtype) if isinstance(x, Tensor) else x.astype(dtype) if isinstance(x, np.ndarray) else x for x in inputs
+    ]
+    result = fn(*cast, **fixed)
+    if result.dtype != dtype:
+        raise _Fallback
+    return result
 
 
 def _reduction(op: str, a: Any, axis: Any, keepdims: Any, dtype: Any, out: Any) -> Any:
@@ -225,7 +251,12 @@ def array_function(self: Tensor, func: Any, types: Any, args: tuple[Any, ...], k
         return NotImplemented
     adapter = FUNCTIONS.get(func)
     name = f"numpy.{getattr(func, '__name__', func)}"
-    if adapter is not None:
+    if adapter is None and func in LIKE:  # (these dispatch only on ``like=``, which NumPy takes out of kwargs)
+        try:
+            return LIKE[func](self, *args, **kwargs)
+        except _Fallback:
+            pass
+    elif adapter is not None:
         try:
             return adapter(*args, **kwargs)
         except _Fallback:
@@ -546,5 +577,13 @@ FUNCTIONS: Final[dict[Any, Callable[..., Any]]] = {
 }
 
 
+#: NumPy creation function -> adapter for ``func(..., like=tensor)`` (NEP 35, which Dask uses to make arrays of
+#: its chunk type): the result is a devtensor tensor on the ``like`` tensor's device. Filled, with the entries of
+#: :data:`FUNCTIONS` that Dask asks of a chunk type, by :mod:`devtensor.numpy_chunks`.
+LIKE: Final[dict[Any, Callable[..., Any]]] = {}
+
+
 Tensor.__array_ufunc__ = array_ufunc  # type: ignore[attr-defined]
 Tensor.__array_function__ = array_function  # type: ignore[attr-defined]
+# Dask picks the chunk type whose functions combine mixed chunks by this (CuPy's is 100, NumPy's 0).
+Tensor.__array_priority__ = 1.0  # type: ignore[attr-defined]

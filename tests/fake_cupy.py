@@ -828,6 +828,16 @@ class _FFT:
 
 fft: Final = _FFT()
 
+
+class _Linalg:
+    """``cupy.linalg``: the decompositions (Dask's tall-skinny ``qr`` and ``svd`` ask them of a chunk type)."""
+
+    qr: Final = staticmethod(_kernel("qr", np.linalg.qr))
+    svd: Final = staticmethod(_kernel("svd", np.linalg.svd))
+
+
+linalg: Final = _Linalg()
+
 sum: Final = _kernel("sum", np.sum)
 prod: Final = _kernel("prod", np.prod)
 mean: Final = _kernel("mean", np.mean)
