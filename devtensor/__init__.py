@@ -8,6 +8,7 @@ dtypes, creation functions, and every op in its functional (``add``), inplace (`
 from devtensor import cpu, cuda, kernel_signatures  # device bindings, typed kernel registration
 from devtensor import kernels as _kernels  # defines the built-in ops
 from devtensor import library as library  # custom ops, out-of-tree backends, overrides, check
+from devtensor import linalg as linalg  # torch.linalg's functions
 from devtensor import numpy_protocols as _numpy_protocols  # NEP 13/18: NumPy ufuncs and functions on tensors
 from devtensor import random as random  # random numbers: generators and sampling
 from devtensor._generated_ops import *
@@ -52,6 +53,7 @@ from devtensor.errors import (
     DeviceMismatchError,
     DeviceUnavailableError,
     DevtensorError,
+    LinAlgError,
     MemoryOverlapError,
     NoDataError,
     NoKernelError,
@@ -101,6 +103,7 @@ __all__ = [
     "DevtensorError",
     "DispatchKey",
     "Generator",
+    "LinAlgError",
     "MemoryOverlapError",
     "MetaTensor",
     "NoDataError",
@@ -133,6 +136,7 @@ __all__ = [
     "int16",
     "int32",
     "int64",
+    "linalg",
     "linspace",
     "load",
     "ones",

@@ -41,7 +41,7 @@ from typing import Any, Final, Literal
 
 import numpy as np
 
-__all__ = ["DEVICE_COUNT", "Device", "State", "cuda", "lib", "ndarray", "reset", "state", "ufunc"]
+__all__ = ["DEVICE_COUNT", "Device", "State", "cuda", "lib", "linalg", "ndarray", "reset", "state", "ufunc"]
 
 DEVICE_COUNT: Final = 2
 _NDArray = np.ndarray[Any, np.dtype[Any]]
@@ -805,6 +805,25 @@ class _Lib:
 
 lib: Final = _Lib()
 
+
+class _Linalg:
+    """``cupy.linalg`` (the part devtensor uses): ``numpy.linalg``'s routines run as kernels (arrays must be on
+    the current device; results are on it). As CuPy, errors of singular input are ``numpy.linalg.LinAlgError``;
+    unlike CuPy (which by default returns nan/inf there), the stand-in raises them as NumPy does."""
+
+    det: Final = staticmethod(_kernel("linalg.det", np.linalg.det))
+    slogdet: Final = staticmethod(_kernel("linalg.slogdet", np.linalg.slogdet))
+    inv: Final = staticmethod(_kernel("linalg.inv", np.linalg.inv))
+    solve: Final = staticmethod(_kernel("linalg.solve", np.linalg.solve))
+    cholesky: Final = staticmethod(_kernel("linalg.cholesky", np.linalg.cholesky))
+    qr: Final = staticmethod(_kernel("linalg.qr", np.linalg.qr))
+    svd: Final = staticmethod(_kernel("linalg.svd", np.linalg.svd))
+    eigh: Final = staticmethod(_kernel("linalg.eigh", np.linalg.eigh))
+    eigvalsh: Final = staticmethod(_kernel("linalg.eigvalsh", np.linalg.eigvalsh))
+
+
+linalg: Final = _Linalg()
+
 sum: Final = _kernel("sum", np.sum)
 prod: Final = _kernel("prod", np.prod)
 mean: Final = _kernel("mean", np.mean)
@@ -843,3 +862,4 @@ reshape: Final = _view("reshape", np.reshape)
 transpose: Final = _view("transpose", np.transpose)
 squeeze: Final = _view("squeeze", np.squeeze)
 expand_dims: Final = _view("expand_dims", np.expand_dims)
+moveaxis: Final = _view("moveaxis", np.moveaxis)
