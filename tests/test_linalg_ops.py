@@ -314,3 +314,31 @@ def test_a_user_multi_output_op() -> None:
         from devtensor.structured import multi_ops_by_name
 
         multi_ops_by_name.pop("test_minmax_pair", None)
+
+
+# --- the Array API extension -------------------------------------------------------------------------------
+
+
+def test_array_api_linalg_extension() -> None:
+    from devtensor.array_api import linalg as xla
+
+    a = rand(2, 4, 3)
+    t = dt.tensor(a)
+    assert isinstance(xla.qr(t), LA.QRResult) and xla.svd(t, full_matrices=False).U.shape == (2, 4, 3)
+    close(xla.matrix_norm(t, keepdims=True, ord="nuc"), np.linalg.matrix_norm(a, ord="nuc", keepdims=True))
+    close(xla.vector_norm(t, axis=(1, 2), ord=1), np.linalg.vector_norm(a, axis=(1, 2), ord=1))
+    close(xla.trace(t, offset=1), np.trace(a, 1, axis1=-2, axis2=-1))
+    close(xla.diagonal(t), np.diagonal(a, 0, -2, -1))
+    rtol = dt.tensor([0.1, 0.5])
+    close(xla.pinv(t, rtol=rtol), np.linalg.pinv(a, rtol=np.array([0.1, 0.5])))
+    close(xla.matrix_rank(t, rtol=rtol), np.linalg.matrix_rank(a, rtol=np.array([0.1, 0.5])))
+    close(xla.pinv(t, rtol=0.5), np.linalg.pinv(a, rtol=0.5))
+    u8 = dt.tensor(np.full(3, 100, np.uint8))
+    assert xla.vecdot(u8, u8).dtype == np.uint8  # the standard's dtype: the operands' promotion
+    with pytest.raises(ArgumentValueError, match="qr"):
+        xla.qr(t, mode="r")  # type: ignore[arg-type]
+    s = spd(3, 3)
+    close(xla.cholesky(dt.tensor(s), upper=True), np.linalg.cholesky(s, upper=True))
+    close(xla.solve(dt.tensor(s), dt.tensor(a[0, :3])), np.linalg.solve(s, a[0, :3]))
+    close(xla.cross(dt.tensor(a[0, :, :3]), dt.tensor(a[1, :, :3]), axis=-1), np.cross(a[0], a[1]))
+    assert xla.matrix_transpose(t).shape == (2, 3, 4)

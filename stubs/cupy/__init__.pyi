@@ -6,6 +6,7 @@ from typing import Any, SupportsIndex, TypeAlias
 import numpy as np
 
 from cupy import cuda as cuda
+from cupy import linalg as linalg
 
 _ShapeLike: TypeAlias = SupportsIndex | Sequence[SupportsIndex]
 _DTypeLike: TypeAlias = Any
@@ -224,3 +225,5 @@ logical_and: ufunc
 logical_or: ufunc
 logical_xor: ufunc
 logical_not: ufunc
+
+def moveaxis(a: ndarray, source: int | Sequence[int], destination: int | Sequence[int]) -> ndarray: ...
