@@ -342,3 +342,47 @@ def test_array_api_linalg_extension() -> None:
     close(xla.solve(dt.tensor(s), dt.tensor(a[0, :3])), np.linalg.solve(s, a[0, :3]))
     close(xla.cross(dt.tensor(a[0, :, :3]), dt.tensor(a[1, :, :3]), axis=-1), np.cross(a[0], a[1]))
     assert xla.matrix_transpose(t).shape == (2, 3, 4)
+
+
+def test_multi_output_ops_see_modes_and_overrides() -> None:
+    from devtensor import library
+
+    a = dt.tensor(rand(3, 3))
+    with library.CountingMode() as mode:
+        LA.qr(a)
+        LA.svd(a, out=(dt.empty((3, 3)), dt.empty(3), dt.empty((3, 3))))
+    assert mode.counts == {"linalg_qr": 1, "linalg_svd.out": 1}
+
+    def fake(A: Any, mode: str, *, out: tuple[Any, Any]) -> None:
+        out[0].array[...] = 1
+        out[1].array[...] = 2
+
+    handle = library.override("linalg_qr", "cpu", fake)
+    try:
+        assert LA.qr(a).R.numpy().tolist() == [[2.0] * 3] * 3
+    finally:
+        handle.remove()
+    close(LA.qr(a).R, np.linalg.qr(a.numpy())[1])
+
+
+@pytest.mark.parametrize("batch", [(), (0,), (2,), (0, 1)])
+@pytest.mark.parametrize("mn", [(1, 2), (2, 1), (0, 2), (2, 0), (0, 0), (3, 3)])
+def test_empty_and_degenerate_shapes_match_numpy(batch: tuple[int, ...], mn: tuple[int, int]) -> None:
+    x = np.ones(batch + mn, np.float32)
+    t = dt.tensor(x)
+    for full in (True, False):
+        for got, want in zip(LA.svd(t, full), np.linalg.svd(x, full), strict=True):
+            assert got.shape == want.shape and got.dtype == want.dtype
+            if x.size == 0:
+                np.testing.assert_array_equal(got.numpy(), want)
+    for mode in ("reduced", "complete"):
+        for got, want in zip(LA.qr(t, mode), np.linalg.qr(x, mode), strict=True):
+            assert got.shape == want.shape
+            if x.size == 0:
+                np.testing.assert_array_equal(got.numpy(), want)
+    from devtensor.array_api import linalg as xla
+
+    for rtol in (dt.zeros(()), dt.zeros((1,)), None):
+        shape = np.broadcast_shapes(batch, () if rtol is None else rtol.shape)
+        assert xla.pinv(t, rtol=rtol).shape == (*shape, mn[1], mn[0])
+        assert xla.matrix_rank(t, rtol=rtol).shape == shape

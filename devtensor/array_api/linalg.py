@@ -14,6 +14,8 @@ import operator
 from collections.abc import Sequence
 from typing import Any, Literal
 
+import numpy as np
+
 import devtensor as _dt
 from devtensor import linalg as _la
 from devtensor.array_api._functions import matmul, matrix_transpose, tensordot, vecdot
@@ -104,8 +106,8 @@ def matrix_rank(x: Tensor, /, *, rtol: float | Tensor | None = None) -> Tensor:
     """The rank of each matrix of ``x``: singular values above ``rtol * s_max`` (``rtol`` default ``eps *
     max(M, N)``; an array ``rtol`` broadcasts against the batch shape): :func:`devtensor.linalg.matrix_rank`."""
     if isinstance(rtol, Tensor):
-        s, keep = _kept_singular_values(x, rtol)
-        return _dt.sum(keep, -1, dtype=_dt.int64) if s.shape[-1] else _dt.zeros_like(s[..., 0], dtype=_dt.int64)
+        _, keep = _kept_singular_values(x, rtol)
+        return _dt.sum(keep, -1, dtype=_dt.int64)
     return _la.matrix_rank(x, rtol=rtol)
 
 
@@ -113,7 +115,8 @@ def _kept_singular_values(x: Tensor, rtol: Tensor) -> tuple[Tensor, Tensor]:
     """The singular values of ``x`` and whether each is above ``rtol * s_max`` (``rtol`` per matrix)."""
     s = _la.svdvals(x)
     if s.shape[-1] == 0:
-        return s, _dt.zeros(s.shape, dtype=_dt.bool, device=s.device)
+        batch = np.broadcast_shapes(tuple(s.shape[:-1]), tuple(rtol.shape))
+        return s, _dt.zeros((*batch, 0), dtype=_dt.bool, device=s.device)
     cutoff = _dt.mul(_dt.amax(s, -1, True), _dt.unsqueeze(rtol.astype(s.dtype), -1))
     return s, _dt.gt(s, cutoff)
 
@@ -129,7 +132,8 @@ def pinv(x: Tensor, /, *, rtol: float | Tensor | None = None) -> Tensor:
     :func:`devtensor.linalg.pinv`."""
     if isinstance(rtol, Tensor):
         if min(x.shape[-2:]) == 0:
-            return _la.pinv(x)
+            batch = np.broadcast_shapes(tuple(x.shape[:-2]), tuple(rtol.shape))
+            return _dt.zeros((*batch, x.shape[-1], x.shape[-2]), dtype=_la.pinv(x).dtype, device=x.device)
         u, s, vh = _la.svd(x, full_matrices=False)
         _, keep = _kept_singular_values(x, rtol)
         inverse = _dt.where(keep, _dt.reciprocal(_dt.where(keep, s, 1.0)), 0.0).astype(u.dtype)

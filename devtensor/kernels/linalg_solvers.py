@@ -108,9 +108,10 @@ def linalg_call(op: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _identity(a: Any) -> None:
-    """Fill the stack of square matrices ``a`` with identities (a list index: CuPy and NumPy alike)."""
+    """Fill the stack of matrices ``a`` with identities (ones on the main diagonal; a list index: CuPy and NumPy
+    alike)."""
     a[...] = 0
-    index = list(range(a.shape[-1]))
+    index = list(range(min(a.shape[-2:])))
     a[..., index, index] = 1
 
 
