@@ -270,7 +270,8 @@ def linalg_solve(A: TensorMeta, B: TensorMeta, *, left: bool = True) -> TensorSp
 @_ks.linalg_solve.xp
 def _solve(xp: ModuleType, A: D, B: D, *, left: bool, out: ConstOut[D]) -> None:
     dtype = np.result_type(_compute(A).dtype, _compute(B).dtype)
-    a, b = _array(A, dtype), _array(B, dtype)
+    a: Any = _array(A, dtype)
+    b: Any = _array(B, dtype)
     if not left:
         a = _mT(a)
         b = b if b.ndim == 1 else _mT(b)
@@ -279,8 +280,18 @@ def _solve(xp: ModuleType, A: D, B: D, *, left: bool, out: ConstOut[D]) -> None:
     if a.shape[-1] == 0:
         out.array[...] = 0
         return
+    # NumPy 2's reading made explicit (a 1-D b is one vector; batch dimensions broadcast), so that a CuPy solve
+    # with NumPy 1's vector rule or without batch broadcasting computes the same.
+    vector = b.ndim == 1
+    if vector:
+        b = b[:, None]
+    batch: tuple[int, ...] = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = xp.broadcast_to(a, (*batch, *a.shape[-2:]))
+    b = xp.broadcast_to(b, (*batch, *b.shape[-2:]))
     x = linalg_call("linalg_solve", xp.linalg.solve, a, b)
-    out.array[...] = x if left or b.ndim == 1 else _mT(x)
+    if vector:
+        x = x[..., 0]
+    out.array[...] = x if left or vector else _mT(x)
 
 
 @structured_op(inplace=False, method=False, public_functional=False)
