@@ -9,6 +9,7 @@ from devtensor import cpu, cuda, kernel_signatures  # device bindings, typed ker
 from devtensor import fft as fft  # discrete Fourier transforms (torch.fft's names)
 from devtensor import kernels as _kernels  # defines the built-in ops
 from devtensor import library as library  # custom ops, out-of-tree backends, overrides, check
+from devtensor import linalg as linalg  # torch.linalg's functions
 from devtensor import numpy_chunks as _numpy_chunks  # the NumPy functions Dask asks of a chunk type (NEP 18/35)
 from devtensor import numpy_protocols as _numpy_protocols  # NEP 13/18: NumPy ufuncs and functions on tensors
 from devtensor import random as random  # random numbers: generators and sampling
@@ -54,6 +55,7 @@ from devtensor.errors import (
     DeviceMismatchError,
     DeviceUnavailableError,
     DevtensorError,
+    LinAlgError,
     MemoryOverlapError,
     NoDataError,
     NoKernelError,
@@ -103,6 +105,7 @@ __all__ = [
     "DevtensorError",
     "DispatchKey",
     "Generator",
+    "LinAlgError",
     "MemoryOverlapError",
     "MetaTensor",
     "NoDataError",
@@ -136,6 +139,7 @@ __all__ = [
     "int16",
     "int32",
     "int64",
+    "linalg",
     "linspace",
     "load",
     "ones",

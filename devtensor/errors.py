@@ -17,6 +17,7 @@ __all__ = [
     "DeviceUnavailableError",
     "IndexOutOfRangeError",
     "DevtensorError",
+    "LinAlgError",
     "MemoryOverlapError",
     "NoDataError",
     "NoKernelError",
@@ -93,6 +94,12 @@ class ScalarOverflowError(DevtensorError, OverflowError):
 
 class NoKernelError(DevtensorError, NotImplementedError):
     """No kernel, override or fallback for an op at a dispatch key (PyTorch raises NotImplementedError)."""
+
+
+class LinAlgError(DevtensorError, RuntimeError):
+    """A linear-algebra input the computation is not defined for: a singular matrix (``inv``, ``solve``), one
+    that is not positive-definite (``cholesky``), an algorithm that did not converge (``svd``, ``eigh``). A
+    RuntimeError, as PyTorch's ``torch.linalg.LinAlgError``; the message names the op."""
 
 
 class NoDataError(DevtensorError, RuntimeError):

@@ -99,6 +99,22 @@ __all__ = [
     "isinf",
     "isnan",
     "le",
+    "linalg_cholesky",
+    "linalg_cross",
+    "linalg_det",
+    "linalg_diagonal",
+    "linalg_eigvalsh",
+    "linalg_inv",
+    "linalg_matrix_norm",
+    "linalg_matrix_power",
+    "linalg_matrix_rank",
+    "linalg_norm",
+    "linalg_pinv",
+    "linalg_solve",
+    "linalg_svdvals",
+    "linalg_trace",
+    "linalg_vecdot",
+    "linalg_vector_norm",
     "log",
     "log10",
     "log1p",
@@ -2722,6 +2738,502 @@ if TYPE_CHECKING:
     addmm: _AddmmKernels
 
 
+    class LinalgDetCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``linalg_det``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, A: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LinalgDetCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``linalg_det``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, A: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LinalgDetXPKernel(Protocol[_XP]):
+        """The type of ``linalg_det``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgDetKernels(KernelRegistrar):
+        """Typed registration of ``linalg_det``'s impls: ``@linalg_det.cpu`` / ``@linalg_det.cuda`` / ``@linalg_det.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgDetCPUKernel[_CPU0, _CPU1]) -> LinalgDetCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LinalgDetCUDAKernel[_CUDA0, _CUDA1]) -> LinalgDetCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LinalgDetXPKernel[_XP]) -> LinalgDetXPKernel[_XP]: ...
+
+
+    linalg_det: _LinalgDetKernels
+
+
+    class LinalgInvCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``linalg_inv``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, A: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LinalgInvCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``linalg_inv``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, A: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LinalgInvXPKernel(Protocol[_XP]):
+        """The type of ``linalg_inv``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgInvKernels(KernelRegistrar):
+        """Typed registration of ``linalg_inv``'s impls: ``@linalg_inv.cpu`` / ``@linalg_inv.cuda`` / ``@linalg_inv.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgInvCPUKernel[_CPU0, _CPU1]) -> LinalgInvCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LinalgInvCUDAKernel[_CUDA0, _CUDA1]) -> LinalgInvCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LinalgInvXPKernel[_XP]) -> LinalgInvXPKernel[_XP]: ...
+
+
+    linalg_inv: _LinalgInvKernels
+
+
+    class LinalgPinvCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``linalg_pinv``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, A: _CPU0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LinalgPinvCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``linalg_pinv``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, A: _CUDA0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LinalgPinvXPKernel(Protocol[_XP]):
+        """The type of ``linalg_pinv``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgPinvKernels(KernelRegistrar):
+        """Typed registration of ``linalg_pinv``'s impls: ``@linalg_pinv.cpu`` / ``@linalg_pinv.cuda`` / ``@linalg_pinv.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgPinvCPUKernel[_CPU0, _CPU1]) -> LinalgPinvCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LinalgPinvCUDAKernel[_CUDA0, _CUDA1]) -> LinalgPinvCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LinalgPinvXPKernel[_XP]) -> LinalgPinvXPKernel[_XP]: ...
+
+
+    linalg_pinv: _LinalgPinvKernels
+
+
+    class LinalgMatrixRankCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``linalg_matrix_rank``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, A: _CPU0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LinalgMatrixRankCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``linalg_matrix_rank``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, A: _CUDA0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LinalgMatrixRankXPKernel(Protocol[_XP]):
+        """The type of ``linalg_matrix_rank``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgMatrixRankKernels(KernelRegistrar):
+        """Typed registration of ``linalg_matrix_rank``'s impls: ``@linalg_matrix_rank.cpu`` / ``@linalg_matrix_rank.cuda`` / ``@linalg_matrix_rank.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgMatrixRankCPUKernel[_CPU0, _CPU1]) -> LinalgMatrixRankCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LinalgMatrixRankCUDAKernel[_CUDA0, _CUDA1]) -> LinalgMatrixRankCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LinalgMatrixRankXPKernel[_XP]) -> LinalgMatrixRankXPKernel[_XP]: ...
+
+
+    linalg_matrix_rank: _LinalgMatrixRankKernels
+
+
+    class LinalgSvdvalsCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``linalg_svdvals``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, A: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LinalgSvdvalsCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``linalg_svdvals``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, A: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LinalgSvdvalsXPKernel(Protocol[_XP]):
+        """The type of ``linalg_svdvals``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgSvdvalsKernels(KernelRegistrar):
+        """Typed registration of ``linalg_svdvals``'s impls: ``@linalg_svdvals.cpu`` / ``@linalg_svdvals.cuda`` / ``@linalg_svdvals.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgSvdvalsCPUKernel[_CPU0, _CPU1]) -> LinalgSvdvalsCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LinalgSvdvalsCUDAKernel[_CUDA0, _CUDA1]) -> LinalgSvdvalsCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LinalgSvdvalsXPKernel[_XP]) -> LinalgSvdvalsXPKernel[_XP]: ...
+
+
+    linalg_svdvals: _LinalgSvdvalsKernels
+
+
+    class LinalgSolveCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``linalg_solve``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, A: _CPU0, B: _CPU1, *, left: bool, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class LinalgSolveCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``linalg_solve``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, A: _CUDA0, B: _CUDA1, *, left: bool, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class LinalgSolveXPKernel(Protocol[_XP]):
+        """The type of ``linalg_solve``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, B: _XP, *, left: bool, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgSolveKernels(KernelRegistrar):
+        """Typed registration of ``linalg_solve``'s impls: ``@linalg_solve.cpu`` / ``@linalg_solve.cuda`` / ``@linalg_solve.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgSolveCPUKernel[_CPU0, _CPU1, _CPU2]) -> LinalgSolveCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: LinalgSolveCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> LinalgSolveCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: LinalgSolveXPKernel[_XP]) -> LinalgSolveXPKernel[_XP]: ...
+
+
+    linalg_solve: _LinalgSolveKernels
+
+
+    class LinalgCholeskyCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``linalg_cholesky``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, A: _CPU0, *, upper: bool, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LinalgCholeskyCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``linalg_cholesky``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, A: _CUDA0, *, upper: bool, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LinalgCholeskyXPKernel(Protocol[_XP]):
+        """The type of ``linalg_cholesky``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, *, upper: bool, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgCholeskyKernels(KernelRegistrar):
+        """Typed registration of ``linalg_cholesky``'s impls: ``@linalg_cholesky.cpu`` / ``@linalg_cholesky.cuda`` / ``@linalg_cholesky.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgCholeskyCPUKernel[_CPU0, _CPU1]) -> LinalgCholeskyCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LinalgCholeskyCUDAKernel[_CUDA0, _CUDA1]) -> LinalgCholeskyCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LinalgCholeskyXPKernel[_XP]) -> LinalgCholeskyXPKernel[_XP]: ...
+
+
+    linalg_cholesky: _LinalgCholeskyKernels
+
+
+    class LinalgMatrixPowerCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``linalg_matrix_power``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, A: _CPU0, n: int, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LinalgMatrixPowerCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``linalg_matrix_power``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, A: _CUDA0, n: int, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LinalgMatrixPowerXPKernel(Protocol[_XP]):
+        """The type of ``linalg_matrix_power``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, n: int, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgMatrixPowerKernels(KernelRegistrar):
+        """Typed registration of ``linalg_matrix_power``'s impls: ``@linalg_matrix_power.cpu`` / ``@linalg_matrix_power.cuda`` / ``@linalg_matrix_power.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgMatrixPowerCPUKernel[_CPU0, _CPU1]) -> LinalgMatrixPowerCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LinalgMatrixPowerCUDAKernel[_CUDA0, _CUDA1]) -> LinalgMatrixPowerCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LinalgMatrixPowerXPKernel[_XP]) -> LinalgMatrixPowerXPKernel[_XP]: ...
+
+
+    linalg_matrix_power: _LinalgMatrixPowerKernels
+
+
+    class LinalgEigvalshCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``linalg_eigvalsh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, A: _CPU0, UPLO: Literal['L', 'U'], *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LinalgEigvalshCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``linalg_eigvalsh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, A: _CUDA0, UPLO: Literal['L', 'U'], *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LinalgEigvalshXPKernel(Protocol[_XP]):
+        """The type of ``linalg_eigvalsh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, UPLO: Literal['L', 'U'], *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgEigvalshKernels(KernelRegistrar):
+        """Typed registration of ``linalg_eigvalsh``'s impls: ``@linalg_eigvalsh.cpu`` / ``@linalg_eigvalsh.cuda`` / ``@linalg_eigvalsh.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgEigvalshCPUKernel[_CPU0, _CPU1]) -> LinalgEigvalshCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LinalgEigvalshCUDAKernel[_CUDA0, _CUDA1]) -> LinalgEigvalshCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LinalgEigvalshXPKernel[_XP]) -> LinalgEigvalshXPKernel[_XP]: ...
+
+
+    linalg_eigvalsh: _LinalgEigvalshKernels
+
+
+    class LinalgVectorNormCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``linalg_vector_norm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, x: _CPU0, ord: float, dim: int | Sequence[int] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LinalgVectorNormCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``linalg_vector_norm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, x: _CUDA0, ord: float, dim: int | Sequence[int] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LinalgVectorNormXPKernel(Protocol[_XP]):
+        """The type of ``linalg_vector_norm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, x: _XP, ord: float, dim: int | Sequence[int] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgVectorNormKernels(KernelRegistrar):
+        """Typed registration of ``linalg_vector_norm``'s impls: ``@linalg_vector_norm.cpu`` / ``@linalg_vector_norm.cuda`` / ``@linalg_vector_norm.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgVectorNormCPUKernel[_CPU0, _CPU1]) -> LinalgVectorNormCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LinalgVectorNormCUDAKernel[_CUDA0, _CUDA1]) -> LinalgVectorNormCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LinalgVectorNormXPKernel[_XP]) -> LinalgVectorNormXPKernel[_XP]: ...
+
+
+    linalg_vector_norm: _LinalgVectorNormKernels
+
+
+    class LinalgMatrixNormCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``linalg_matrix_norm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, A: _CPU0, ord: float | str, dim: Sequence[int], keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LinalgMatrixNormCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``linalg_matrix_norm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, A: _CUDA0, ord: float | str, dim: Sequence[int], keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LinalgMatrixNormXPKernel(Protocol[_XP]):
+        """The type of ``linalg_matrix_norm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, ord: float | str, dim: Sequence[int], keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgMatrixNormKernels(KernelRegistrar):
+        """Typed registration of ``linalg_matrix_norm``'s impls: ``@linalg_matrix_norm.cpu`` / ``@linalg_matrix_norm.cuda`` / ``@linalg_matrix_norm.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgMatrixNormCPUKernel[_CPU0, _CPU1]) -> LinalgMatrixNormCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LinalgMatrixNormCUDAKernel[_CUDA0, _CUDA1]) -> LinalgMatrixNormCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LinalgMatrixNormXPKernel[_XP]) -> LinalgMatrixNormXPKernel[_XP]: ...
+
+
+    linalg_matrix_norm: _LinalgMatrixNormKernels
+
+
+    class LinalgNormCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``linalg_norm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, A: _CPU0, ord: float | str | None, dim: int | Sequence[int] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LinalgNormCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``linalg_norm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, A: _CUDA0, ord: float | str | None, dim: int | Sequence[int] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LinalgNormXPKernel(Protocol[_XP]):
+        """The type of ``linalg_norm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, ord: float | str | None, dim: int | Sequence[int] | None, keepdim: bool, *, dtype: DTypeLike | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgNormKernels(KernelRegistrar):
+        """Typed registration of ``linalg_norm``'s impls: ``@linalg_norm.cpu`` / ``@linalg_norm.cuda`` / ``@linalg_norm.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgNormCPUKernel[_CPU0, _CPU1]) -> LinalgNormCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LinalgNormCUDAKernel[_CUDA0, _CUDA1]) -> LinalgNormCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LinalgNormXPKernel[_XP]) -> LinalgNormXPKernel[_XP]: ...
+
+
+    linalg_norm: _LinalgNormKernels
+
+
+    class LinalgTraceCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``linalg_trace``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, A: _CPU0, offset: int, *, dtype: DTypeLike | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LinalgTraceCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``linalg_trace``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, A: _CUDA0, offset: int, *, dtype: DTypeLike | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LinalgTraceXPKernel(Protocol[_XP]):
+        """The type of ``linalg_trace``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, offset: int, *, dtype: DTypeLike | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgTraceKernels(KernelRegistrar):
+        """Typed registration of ``linalg_trace``'s impls: ``@linalg_trace.cpu`` / ``@linalg_trace.cuda`` / ``@linalg_trace.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgTraceCPUKernel[_CPU0, _CPU1]) -> LinalgTraceCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LinalgTraceCUDAKernel[_CUDA0, _CUDA1]) -> LinalgTraceCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LinalgTraceXPKernel[_XP]) -> LinalgTraceXPKernel[_XP]: ...
+
+
+    linalg_trace: _LinalgTraceKernels
+
+
+    class LinalgDiagonalCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``linalg_diagonal``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, A: _CPU0, *, offset: int, dim1: int, dim2: int, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LinalgDiagonalCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``linalg_diagonal``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, A: _CUDA0, *, offset: int, dim1: int, dim2: int, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LinalgDiagonalXPKernel(Protocol[_XP]):
+        """The type of ``linalg_diagonal``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, *, offset: int, dim1: int, dim2: int, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgDiagonalKernels(KernelRegistrar):
+        """Typed registration of ``linalg_diagonal``'s impls: ``@linalg_diagonal.cpu`` / ``@linalg_diagonal.cuda`` / ``@linalg_diagonal.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgDiagonalCPUKernel[_CPU0, _CPU1]) -> LinalgDiagonalCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LinalgDiagonalCUDAKernel[_CUDA0, _CUDA1]) -> LinalgDiagonalCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LinalgDiagonalXPKernel[_XP]) -> LinalgDiagonalXPKernel[_XP]: ...
+
+
+    linalg_diagonal: _LinalgDiagonalKernels
+
+
+    class LinalgCrossCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``linalg_cross``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, other: _CPU1, *, dim: int, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class LinalgCrossCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``linalg_cross``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, other: _CUDA1, *, dim: int, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class LinalgCrossXPKernel(Protocol[_XP]):
+        """The type of ``linalg_cross``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, other: _XP, *, dim: int, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgCrossKernels(KernelRegistrar):
+        """Typed registration of ``linalg_cross``'s impls: ``@linalg_cross.cpu`` / ``@linalg_cross.cuda`` / ``@linalg_cross.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgCrossCPUKernel[_CPU0, _CPU1, _CPU2]) -> LinalgCrossCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: LinalgCrossCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> LinalgCrossCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: LinalgCrossXPKernel[_XP]) -> LinalgCrossXPKernel[_XP]: ...
+
+
+    linalg_cross: _LinalgCrossKernels
+
+
+    class LinalgVecdotCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``linalg_vecdot``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, x: _CPU0, y: _CPU1, *, dim: int, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class LinalgVecdotCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``linalg_vecdot``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, x: _CUDA0, y: _CUDA1, *, dim: int, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class LinalgVecdotXPKernel(Protocol[_XP]):
+        """The type of ``linalg_vecdot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, x: _XP, y: _XP, *, dim: int, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LinalgVecdotKernels(KernelRegistrar):
+        """Typed registration of ``linalg_vecdot``'s impls: ``@linalg_vecdot.cpu`` / ``@linalg_vecdot.cuda`` / ``@linalg_vecdot.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: LinalgVecdotCPUKernel[_CPU0, _CPU1, _CPU2]) -> LinalgVecdotCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: LinalgVecdotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> LinalgVecdotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: LinalgVecdotXPKernel[_XP]) -> LinalgVecdotXPKernel[_XP]: ...
+
+
+    linalg_vecdot: _LinalgVecdotKernels
+
+
     class FloorCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``floor``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -4533,6 +5045,22 @@ else:
     dot = KernelRegistrar('dot')
     outer = KernelRegistrar('outer')
     addmm = KernelRegistrar('addmm')
+    linalg_det = KernelRegistrar('linalg_det')
+    linalg_inv = KernelRegistrar('linalg_inv')
+    linalg_pinv = KernelRegistrar('linalg_pinv')
+    linalg_matrix_rank = KernelRegistrar('linalg_matrix_rank')
+    linalg_svdvals = KernelRegistrar('linalg_svdvals')
+    linalg_solve = KernelRegistrar('linalg_solve')
+    linalg_cholesky = KernelRegistrar('linalg_cholesky')
+    linalg_matrix_power = KernelRegistrar('linalg_matrix_power')
+    linalg_eigvalsh = KernelRegistrar('linalg_eigvalsh')
+    linalg_vector_norm = KernelRegistrar('linalg_vector_norm')
+    linalg_matrix_norm = KernelRegistrar('linalg_matrix_norm')
+    linalg_norm = KernelRegistrar('linalg_norm')
+    linalg_trace = KernelRegistrar('linalg_trace')
+    linalg_diagonal = KernelRegistrar('linalg_diagonal')
+    linalg_cross = KernelRegistrar('linalg_cross')
+    linalg_vecdot = KernelRegistrar('linalg_vecdot')
     floor = KernelRegistrar('floor')
     ceil = KernelRegistrar('ceil')
     trunc = KernelRegistrar('trunc')

@@ -41,7 +41,7 @@ from typing import Any, Final, Literal
 
 import numpy as np
 
-__all__ = ["DEVICE_COUNT", "Device", "State", "cuda", "fft", "lib", "ndarray", "reset", "state", "ufunc"]
+__all__ = ["DEVICE_COUNT", "Device", "State", "cuda", "fft", "lib", "linalg", "ndarray", "reset", "state", "ufunc"]
 
 DEVICE_COUNT: Final = 2
 _NDArray = np.ndarray[Any, np.dtype[Any]]
@@ -830,10 +830,19 @@ fft: Final = _FFT()
 
 
 class _Linalg:
-    """``cupy.linalg``: the decompositions (Dask's tall-skinny ``qr`` and ``svd`` ask them of a chunk type)."""
+    """``cupy.linalg`` (the part devtensor uses): ``numpy.linalg``'s routines run as kernels (arrays must be on
+    the current device; results are on it). As CuPy, errors of singular input are ``numpy.linalg.LinAlgError``;
+    unlike CuPy (which by default returns nan/inf there), the stand-in raises them as NumPy does."""
 
-    qr: Final = staticmethod(_kernel("qr", np.linalg.qr))
-    svd: Final = staticmethod(_kernel("svd", np.linalg.svd))
+    det: Final = staticmethod(_kernel("linalg.det", np.linalg.det))
+    slogdet: Final = staticmethod(_kernel("linalg.slogdet", np.linalg.slogdet))
+    inv: Final = staticmethod(_kernel("linalg.inv", np.linalg.inv))
+    solve: Final = staticmethod(_kernel("linalg.solve", np.linalg.solve))
+    cholesky: Final = staticmethod(_kernel("linalg.cholesky", np.linalg.cholesky))
+    qr: Final = staticmethod(_kernel("linalg.qr", np.linalg.qr))
+    svd: Final = staticmethod(_kernel("linalg.svd", np.linalg.svd))
+    eigh: Final = staticmethod(_kernel("linalg.eigh", np.linalg.eigh))
+    eigvalsh: Final = staticmethod(_kernel("linalg.eigvalsh", np.linalg.eigvalsh))
 
 
 linalg: Final = _Linalg()
@@ -876,3 +885,4 @@ reshape: Final = _view("reshape", np.reshape)
 transpose: Final = _view("transpose", np.transpose)
 squeeze: Final = _view("squeeze", np.squeeze)
 expand_dims: Final = _view("expand_dims", np.expand_dims)
+moveaxis: Final = _view("moveaxis", np.moveaxis)

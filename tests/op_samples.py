@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 import devtensor as dt
-from devtensor.structured import all_ops
+from devtensor.structured import all_multi_ops, all_ops
 from devtensor.views import all_view_ops
 
 __all__ = [
@@ -163,9 +163,10 @@ class OpSamples:
 
 
 def builtin_ops() -> dict[str, Any]:
-    """Every op devtensor itself defines, by name: structured ops (custom ops defined elsewhere excluded) and view
-    ops."""
+    """Every op devtensor itself defines, by name: structured ops, multi-output ops (custom ops defined elsewhere
+    excluded) and view ops."""
     ops: dict[str, Any] = {op.name: op for op in all_ops() if op.module.startswith("devtensor")}
+    ops.update((op.name, op) for op in all_multi_ops() if op.module.startswith("devtensor"))
     ops.update((op.name, op) for op in all_view_ops())
     return ops
 
@@ -1315,6 +1316,9 @@ def _fft() -> list[OpSamples]:
     return entries
 
 
+# (at the end: that module builds on the helpers above)
+from op_samples_linalg import linalg_entries  # noqa: E402
+
 OPS: dict[str, OpSamples] = {
     entry.name: entry
     for entry in (
@@ -1322,6 +1326,7 @@ OPS: dict[str, OpSamples] = {
         *_math(),
         *_scans_and_indexing(),
         *_linalg(),
+        *linalg_entries(),
         *_reductions(),
         *_nn(),
         *_shape(),

@@ -77,6 +77,24 @@ def tensors_in(args: list[Any], kwargs: dict[str, Any]) -> list[dt.Tensor]:
     return found
 
 
+def outputs(result: Any) -> list[dt.Tensor]:
+    """The output tensors of a result: the tensor, or each of a multi-output op's tuple."""
+    return [result] if isinstance(result, dt.Tensor) else list(result)
+
+
+def new_out(result: Any, device: str = "cpu") -> Any:
+    """An out (a tuple of outs for a multi-output op) of ``result``'s shapes and dtypes on ``device``."""
+    outs = [dt.empty(r.shape, dtype=r.dtype, device=device) for r in outputs(result)]
+    return outs[0] if isinstance(result, dt.Tensor) else tuple(outs)
+
+
+def returns_out(got: Any, out: Any) -> bool:
+    """Whether an out call returned its out (a multi-output op: a tuple of those very tensors)."""
+    if isinstance(out, dt.Tensor):
+        return got is out
+    return len(got) == len(out) and all(g is o for g, o in zip(got, out, strict=True))
+
+
 def cpu_result(name: str, sample: Sample) -> Any:
     args, kwargs = sample.make("cpu")
     return functional(name)(*args, **kwargs)
@@ -163,11 +181,10 @@ def test_functional_matches_the_numpy_reference(name: str) -> None:
     skipped(entry, "reference")
     for sample in entry.samples:
         got = host(cpu_result(name, sample))
-        want = np.asarray(
-            entry.reference(
-                *(numpy_args(a) for a in sample.args), **{k: numpy_args(v) for k, v in sample.kwargs.items()}
-            )
+        ref = entry.reference(
+            *(numpy_args(a) for a in sample.args), **{k: numpy_args(v) for k, v in sample.kwargs.items()}
         )
+        want = [np.asarray(r) for r in ref] if isinstance(ref, tuple) else np.asarray(ref)
         assert_same(got, want, label(name, sample, "vs NumPy"))
 
 
@@ -181,8 +198,8 @@ def test_out_and_inplace_give_the_functional_result(name: str) -> None:
         want = host(result)
         if "out" not in entry.skip:
             args, kwargs = sample.make("cpu")
-            out = dt.empty(result.shape, dtype=result.dtype)
-            assert fn(*args, **kwargs, out=out) is out, label(name, sample, "out")
+            out = new_out(result)
+            assert returns_out(fn(*args, **kwargs, out=out), out), label(name, sample, "out")
             assert_same(host(out), want, label(name, sample, "out"))
             out_runs += 1
         if "inplace" not in entry.skip and inplace_legal(name, sample, result):
@@ -209,12 +226,15 @@ def test_out_of_a_dtype_the_result_cannot_cast_to_is_refused_and_changes_nothing
     runs = 0
     for sample in entry.samples:
         result = cpu_result(name, sample)
-        bad = refused_out_dtype(result.dtype)
-        if bad is None:
+        bads = [refused_out_dtype(r.dtype) for r in outputs(result)]
+        if all(b is None for b in bads):
             continue
         args, kwargs = sample.make("cpu")
-        out = dt.zeros(result.shape, dtype=bad)
-        before = snapshot(*tensors_in(args, kwargs), out)
+        # (a multi-output op: the first output that can be refused gets the bad dtype, the others fit)
+        first_bad = next(i for i, b in enumerate(bads) if b is not None)
+        outs = [dt.zeros(r.shape, dtype=bads[i] if i == first_bad else r.dtype) for i, r in enumerate(outputs(result))]
+        out = outs[0] if isinstance(result, dt.Tensor) else tuple(outs)
+        before = snapshot(*tensors_in(args, kwargs), *outs)
         with pytest.raises(TypeError, match=name):
             functional(name)(*args, **kwargs, out=out)
         assert_unchanged(before)
@@ -229,10 +249,12 @@ def test_non_empty_out_of_the_wrong_shape_is_resized_with_a_warning(name: str) -
     for sample in entry.samples:
         result = cpu_result(name, sample)
         args, kwargs = sample.make("cpu")
-        out = dt.zeros(result.numel() + 2, dtype=result.dtype)
+        outs = [dt.zeros(r.numel() + 2, dtype=r.dtype) for r in outputs(result)]
+        out = outs[0] if isinstance(result, dt.Tensor) else tuple(outs)
         with pytest.warns(UserWarning, match="resized"):
-            assert functional(name)(*args, **kwargs, out=out) is out
-        assert out.shape == result.shape, label(name, sample, "resized out")
+            assert returns_out(functional(name)(*args, **kwargs, out=out), out)
+        for o, r in zip(outs, outputs(result), strict=True):
+            assert o.shape == r.shape, label(name, sample, "resized out")
         assert_same(host(out), host(result), label(name, sample, "resized out"))
 
 
@@ -309,8 +331,8 @@ def test_meta_tensors_give_the_cpu_shape_and_dtype(name: str) -> None:
         assert shapes_and_dtypes(got) == want, label(name, sample, "meta")
         if "out" not in entry.skip:
             args, kwargs = sample.make("meta")
-            out = dt.empty(got.shape, dtype=got.dtype, device="meta")
-            assert functional(name)(*args, **kwargs, out=out) is out, label(name, sample, "meta out")
+            out = new_out(got, "meta")
+            assert returns_out(functional(name)(*args, **kwargs, out=out), out), label(name, sample, "meta out")
             assert shapes_and_dtypes(out) == want, label(name, sample, "meta out")
 
 
@@ -327,8 +349,8 @@ def test_cuda_stand_in_gives_the_cpu_result(name: str, fake_cupy: ModuleType) ->
         assert_same(host(got), host(result), label(name, sample, "cuda"))
         if "out" not in entry.skip:
             args, kwargs = sample.make("cuda")
-            out = dt.empty(result.shape, dtype=result.dtype, device="cuda")
-            assert fn(*args, **kwargs, out=out) is out
+            out = new_out(result, "cuda")
+            assert returns_out(fn(*args, **kwargs, out=out), out)
             assert_same(host(out), host(result), label(name, sample, "cuda out"))
         fn_ = inplace(name)
         if "inplace" not in entry.skip and fn_ is not None and inplace_legal(name, sample, result):
@@ -354,9 +376,10 @@ def test_version_counters(name: str) -> None:
         if "out" not in entry.skip:
             args, kwargs = sample.make("cpu")
             before = snapshot(*tensors_in(args, kwargs))
-            out = dt.empty(result.shape, dtype=result.dtype)
+            out = new_out(result)
             fn(*args, **kwargs, out=out)
-            assert out.version == 1, label(name, sample, f"out version {out.version}")
+            for o in outputs(out):
+                assert o.version == 1, label(name, sample, f"out version {o.version}")
             assert_unchanged(before)
         fn_ = inplace(name)
         if "inplace" not in entry.skip and fn_ is not None and inplace_legal(name, sample, result):

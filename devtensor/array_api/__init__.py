@@ -8,7 +8,7 @@ Names, signatures and defaults are the standard's (``axis``/``keepdims``; ``conc
 and inspection functions are plain functions. The arrays are devtensor tensors; dtypes are NumPy dtype objects
 (``float32 == numpy.dtype("float32")``); devices are :class:`~devtensor.device.Device` objects.
 
-Extensions: ``fft`` (over :mod:`devtensor.fft`).
+Extensions: ``fft`` (over :mod:`devtensor.fft`) and ``linalg`` (over :mod:`devtensor.linalg`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any, Final
 import numpy as np
 
 from devtensor import dtypes as _dtypes
-from devtensor.array_api import fft
+from devtensor.array_api import fft, linalg
 from devtensor.array_api._creation import (
     arange,
     asarray,
@@ -143,6 +143,7 @@ __all__ = [
     "__array_api_version__",
     "__array_namespace_info__",
     "fft",
+    "linalg",
     "arange",
     "asarray",
     "astype",

@@ -35,7 +35,8 @@ The package by concern: :mod:`~devtensor.structured.annotations` (what a meta fu
 :mod:`~devtensor.structured.schema` (:class:`Param`, :class:`OpSchema`, :func:`schema_from_meta`, name checks),
 :mod:`~devtensor.structured.rules` (the out/inplace rules, overlap and writability checks, resize, errors),
 :mod:`~devtensor.structured.fronts` (the fronts' source) and :mod:`~devtensor.structured.registry`
-(:class:`StructuredOp`, :func:`structured_op`, the registry, bindings, :func:`remove_op`, :class:`KernelRegistrar`).
+(:class:`StructuredOp`, :func:`structured_op`, the registry, bindings, :func:`remove_op`, :class:`KernelRegistrar`);
+:mod:`~devtensor.structured.multi` (multi-output ops: :func:`multi_output_op`, :class:`MultiOutputOp`).
 This module re-exports their public names.
 """
 
@@ -51,6 +52,7 @@ from devtensor.structured.annotations import (
     plan_imports,
     plan_text,
 )
+from devtensor.structured.multi import MultiOutputOp, MultiSpec, all_multi_ops, multi_ops_by_name, multi_output_op
 from devtensor.structured.registry import (
     KernelRegistrar,
     StructuredOp,
@@ -86,12 +88,15 @@ __all__ = [
     "TENSOR_LIST",
     "TENSOR_OR_SCALAR",
     "KernelRegistrar",
+    "MultiOutputOp",
+    "MultiSpec",
     "OpSchema",
     "Param",
     "PlannedSpec",
     "StructuredOp",
     "TensorOrScalar",
     "TensorSpec",
+    "all_multi_ops",
     "all_ops",
     "bind_array_module",
     "binding_attr",
@@ -101,6 +106,8 @@ __all__ = [
     "check_op_name",
     "flat_tensors",
     "get_op",
+    "multi_ops_by_name",
+    "multi_output_op",
     "ops_by_name",
     "plan_imports",
     "plan_text",

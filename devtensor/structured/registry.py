@@ -28,6 +28,7 @@ from devtensor.errors import (
 )
 from devtensor.structured.annotations import TENSOR, TENSOR_OR_SCALAR
 from devtensor.structured.fronts import generate_front
+from devtensor.structured.multi import multi_ops_by_name
 from devtensor.structured.schema import OpSchema, schema_from_meta, stored_schema
 from devtensor.tensor import (
     PlannedSpec,
@@ -228,17 +229,19 @@ view_ops_by_name: dict[str, Any] = {}
 
 
 def get_op(name: str) -> Any:
-    """The op named ``name``, structured (:class:`StructuredOp`) or view (:class:`devtensor.views.ViewOp`). Both
-    have a ``table`` (:class:`~devtensor.dispatcher.KernelTable`: kernels and overrides per key),
-    ``register_kernel``/``unregister_kernel``, ``impl`` and ``check_handler`` (validates a kernel or an override
-    for the op).
+    """The op named ``name``: structured (:class:`StructuredOp`), view (:class:`devtensor.views.ViewOp`) or
+    multi-output (:class:`devtensor.structured.multi.MultiOutputOp`). Each has a ``table``
+    (:class:`~devtensor.dispatcher.KernelTable`: kernels and overrides per key), ``register_kernel``/
+    ``unregister_kernel``, ``impl`` and ``check_handler`` (validates a kernel or an override for the op).
 
     Raises:
         KeyError: no op of that name.
     """
-    op = ops_by_name.get(name)
+    op: Any = ops_by_name.get(name)
     if op is None:
         op = view_ops_by_name.get(name)
+    if op is None:
+        op = multi_ops_by_name.get(name)
     if op is None:
         raise KeyError(f"no op named {name!r}")
     return op

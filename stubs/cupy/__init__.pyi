@@ -7,6 +7,7 @@ import numpy as np
 
 from cupy import cuda as cuda
 from cupy import fft as fft
+from cupy import linalg as linalg
 
 _ShapeLike: TypeAlias = SupportsIndex | Sequence[SupportsIndex]
 _DTypeLike: TypeAlias = Any
@@ -225,3 +226,5 @@ logical_and: ufunc
 logical_or: ufunc
 logical_xor: ufunc
 logical_not: ufunc
+
+def moveaxis(a: ndarray, source: int | Sequence[int], destination: int | Sequence[int]) -> ndarray: ...

@@ -1,0 +1,325 @@
+"""Multi-output structured ops: a meta function returning a tuple of specs, one output per spec.
+
+A meta function annotated ``-> tuple[TensorSpec, TensorSpec]`` (or ``-> MultiSpec`` with ``outputs=`` given)
+defines an op with several outputs (``qr``: Q and R). The rest is the single-output op's contract:
+
+* the kernel takes the op's parameters, then a keyword-only ``out``: a tuple of ConstOuts, one per spec, in
+  order; it writes each ``out[i].array`` and must do any data-dependent check before its first write;
+* the functional front returns a tuple of new tensors (``result``: a NamedTuple class, as PyTorch's
+  ``torch.return_types``), or, given ``out=`` (a tuple of tensors, one per output), applies the out rules to
+  each: same_kind dtype cast, resize of a wrong-shaped out (with the usual warning), no partial overlap with an
+  input (an out exactly an input is computed into a temporary and copied), and no two outs sharing memory
+  (MemoryOverlapError); every check runs before any write, and resized outs are swapped in only after the
+  kernel succeeded, so a call that raises changes nothing;
+* dispatch (a kernel per key, Python overrides, meta tensors running the meta function alone) and dispatch
+  modes are the single-output ops'. Backend fallbacks (which write one out) do not serve these ops.
+
+The fronts are plain closures, not generated source: they bind arguments through ``inspect.Signature`` (a few
+µs per call more than a generated single-output front; the single-output fronts are untouched). Multi-output
+ops live in their own registry (:data:`multi_ops_by_name`; :func:`devtensor.structured.get_op` finds them), so
+codegen's single-output declarations never see them. NumPy arrays as operands are refused (ArgumentTypeError);
+the single-output fronts' NumPy conversion is not applied here.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeAlias
+
+from devtensor import modes
+from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, dispatch_key, registry_lock
+from devtensor.dtypes import SCALAR_TYPES
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, MemoryOverlapError
+from devtensor.structured import rules
+from devtensor.structured.annotations import TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
+from devtensor.structured.schema import check_op_name, schema_from_meta
+from devtensor.tensor import Storage, Tensor, TensorSpec
+from devtensor.typed.const_out import new_const_out, set_array
+
+__all__ = ["MultiOutputOp", "MultiSpec", "all_multi_ops", "multi_ops_by_name", "multi_output_op"]
+
+#: The return annotation of a multi-output meta function whose number of outputs ``outputs=`` gives.
+MultiSpec: TypeAlias = tuple[TensorSpec, ...]
+
+#: The multi-output ops by name.
+multi_ops_by_name: Final[dict[str, MultiOutputOp]] = {}
+
+
+def all_multi_ops() -> list[MultiOutputOp]:
+    """Every multi-output op defined so far, in definition order."""
+    return list(multi_ops_by_name.values())
+
+
+def _count_outputs(name: str, meta: Callable[..., Any], outputs: int | None) -> int:
+    """The number of outputs: ``outputs`` when given, else the length of the ``tuple[TensorSpec, ...]`` return
+    annotation."""
+    if outputs is not None:
+        if type(outputs) is not int or outputs < 1:
+            raise ArgumentValueError(f"{name}: argument 'outputs' must be a positive int, got {outputs!r}")
+        return outputs
+    hint = typing.get_type_hints(meta).get("return")
+    args = typing.get_args(hint) if typing.get_origin(hint) is tuple else ()
+    if not args or Ellipsis in args or any(a != TensorSpec for a in args):
+        raise ArgumentTypeError(
+            f"{name}: a multi-output meta function is annotated '-> tuple[TensorSpec, TensorSpec, ...]' (one "
+            f"TensorSpec per output), or '-> MultiSpec' with outputs= given; got {hint!r}"
+        )
+    return len(args)
+
+
+class MultiOutputOp:
+    """An op with several outputs (see the module docstring).
+
+    Attributes: ``name``, ``meta``, ``schema`` (the parameters, as a single-output op's), ``table`` (kernels and
+    overrides per key), ``outputs`` (how many), ``result`` (the tuple class the functional front returns),
+    ``functional`` (the front ``name(..., out=None)``), ``doc``, ``module``. ``inplace`` is always None and
+    ``out_may_be_input`` False (several outputs are never one input).
+    """
+
+    __slots__ = ("doc", "functional", "meta", "module", "name", "outputs", "result", "schema", "table")
+
+    inplace: Final = None
+    out_may_be_input: Final = False
+    nondeterministic: Final = False
+    public_functional: Final = True
+    method: Final = False
+
+    def __init__(
+        self,
+        name: str,
+        meta: Callable[..., tuple[TensorSpec, ...]],
+        *,
+        result: Callable[..., tuple[Tensor, ...]] | None = None,
+        outputs: int | None = None,
+        doc: str | None = None,
+    ) -> None:
+        check_op_name("multi_output_op", name)
+        if name in multi_ops_by_name:
+            raise ArgumentValueError(f"multi_output_op: an op named {name!r} is defined already")
+        self.name = name
+        self.meta = meta
+        self.module: str = getattr(meta, "__module__", None) or "__main__"
+        self.schema = schema_from_meta(name, meta)
+        self.outputs = _count_outputs(name, meta, outputs)
+        fields = getattr(result, "_fields", None)
+        if fields is not None and len(fields) != self.outputs:
+            raise ArgumentValueError(f"{name}: the result class has {len(fields)} fields for {self.outputs} outputs")
+        self.result: Callable[..., tuple[Tensor, ...]] = result if result is not None else _plain_tuple
+        self.table = KernelTable(name, self, fallbacks=False)
+        self.doc = doc if doc is not None else (meta.__doc__ or "")
+        self.functional: Callable[..., tuple[Tensor, ...]] = _make_front(self)
+        with registry_lock:
+            multi_ops_by_name[name] = self
+
+    def impl(self, *keys: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+        """Decorator registering the impl for each of ``keys`` (as :meth:`StructuredOp.impl`; ``out`` is a
+        tuple of ConstOuts). An impl whose first parameter is ``xp`` serves several keys.
+
+        Raises:
+            TypeError: the impl's parameters do not match the schema.  ValueError: no key given.
+        """
+        from devtensor.structured.registry import bind_array_module
+
+        if not keys:
+            raise ArgumentValueError(f"{self.name}.impl: give at least one dispatch key or device type")
+        resolved = [dispatch_key(key, op=f"{self.name}.impl") for key in keys]
+
+        def register(fn: Callable[..., None]) -> Callable[..., None]:
+            takes_xp = self._check(fn, xp_allowed=True)
+            for key in resolved:
+                self.table.register(key, bind_array_module(key, fn) if takes_xp else fn)
+            return fn
+
+        return register
+
+    def register_kernel(self, key: DispatchKey | str, fn: Callable[..., None]) -> None:
+        """Register ``fn`` as the impl for ``key`` (replacing any); see :meth:`impl`."""
+        self.impl(key)(fn)
+
+    def unregister_kernel(self, key: DispatchKey | str) -> None:
+        """Remove the impl for ``key`` (overrides stay)."""
+        self.table.unregister(dispatch_key(key, op=f"{self.name}.unregister_kernel"))
+
+    def check_handler(self, fn: Callable[..., None]) -> None:
+        """Check that ``fn`` can be this op's kernel or override for one key. Raises TypeError otherwise."""
+        self._check(fn)
+
+    def _check(self, fn: Callable[..., None], xp_allowed: bool = False) -> bool:
+        from devtensor.structured.registry import check_impl_signature
+
+        return check_impl_signature(typing.cast(Any, self), fn, xp_allowed)
+
+    def __repr__(self) -> str:
+        return f"<multi-output op {self.name}>"
+
+
+def multi_output_op(
+    name: str | None = None,
+    *,
+    result: Callable[..., tuple[Tensor, ...]] | None = None,
+    outputs: int | None = None,
+) -> Callable[[Callable[..., tuple[TensorSpec, ...]]], MultiOutputOp]:
+    """Decorator: define a multi-output op from its meta function (see the module docstring).
+
+    Args:
+        name: the op name (default: the meta function's).
+        result: the class of the functional front's result, called with the outputs (a NamedTuple such as
+            ``QRResult(Q, R)``); a plain tuple when None.
+        outputs: the number of outputs, for a meta annotated ``-> MultiSpec``.
+    Raises:
+        ValueError: a bad or duplicate name.  TypeError: an unsupported meta signature or return annotation.
+    """
+
+    def define(meta: Callable[..., tuple[TensorSpec, ...]]) -> MultiOutputOp:
+        return MultiOutputOp(name or meta.__name__, meta, result=result, outputs=outputs)
+
+    return define
+
+
+def _plain_tuple(*outs: Tensor) -> tuple[Tensor, ...]:
+    return outs
+
+
+def _wrap(backend: Any, device: Any, array: Any, shape: tuple[int, ...]) -> Tensor:
+    """A new tensor owning ``array`` (as the single-output fronts build their result)."""
+    t: Tensor = object.__new__(backend.tensor_class)
+    t._array = array
+    t._device = device
+    t._storage = Storage(array)
+    t._shape = shape
+    t._dtype = array.dtype
+    t._write_checked = True
+    return t
+
+
+def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
+    """The functional front of ``op`` (with the dispatch-mode hook) and its raw twin."""
+    name = op.name
+    params = op.schema.params
+    n = op.outputs
+    builtin = op.module.split(".")[0] == "devtensor"
+    parameters = [
+        inspect.Parameter(
+            p.name,
+            inspect.Parameter.KEYWORD_ONLY if p.kw_only else inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=p.default,
+        )
+        for p in params
+    ]
+    parameters.append(inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
+    signature = inspect.Signature(parameters)
+    tensor_params = [p for p in params if p.category in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST)]
+    meta = op.meta
+    table = op.table
+
+    def raw(*args: Any, **kwargs: Any) -> tuple[Tensor, ...]:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as error:
+            raise ArgumentTypeError(f"{name}: {error}") from None
+        bound.apply_defaults()
+        values = bound.arguments
+        out = values.pop("out")
+        device: Any = None
+        first: Tensor | None = None
+        inputs: list[Tensor] = []
+        named: list[tuple[str, Any]] = []
+        for p in tensor_params:
+            v = values[p.name]
+            named.append((p.name, v))
+            if p.category == TENSOR_LIST:
+                device, first = rules.list_device(name, p.name, v, device, first)
+                inputs.extend(v)
+            elif isinstance(v, Tensor):
+                if device is None:
+                    device, first = v._device, v
+                elif v._device is not device:
+                    rules.mismatch(name, named)
+                inputs.append(v)
+            elif not ((v is None and p.optional) or (p.category == TENSOR_OR_SCALAR and type(v) in SCALAR_TYPES)):
+                rules.bad_type(name, p.name, v, "a Tensor")
+        if out is not None:
+            if not isinstance(out, (tuple, list)) or len(out) != n:
+                rules.bad_type(name, "out", out, f"a tuple of {n} Tensors")
+            for i, o in enumerate(out):
+                if not isinstance(o, Tensor):
+                    rules.bad_type(name, f"out[{i}]", o, "a Tensor")
+                named.append((f"out[{i}]", o))
+                if device is None:
+                    device, first = o._device, o
+                elif o._device is not device:
+                    rules.mismatch(name, named)
+        if device is None or first is None:
+            rules.no_tensor(name)
+        specs = meta(*bound.args, **bound.kwargs)
+        if not builtin:
+            if type(specs) not in (tuple, list) or len(specs) != n:
+                raise ArgumentTypeError(
+                    f"{name}: the meta function must return a tuple of {n} (shape, dtype) specs, got {specs!r}"
+                )
+            specs = tuple(rules.checked_spec(name, s) for s in specs)
+        handler = table.handlers.get(device.key)
+        if handler is None:
+            handler = table.resolve(device.key, str(device))
+        call_args, call_kwargs = bound.args, bound.kwargs
+        guard = device._guard
+        if out is None:
+            backend = first._backend
+            arrays = []
+            for spec in specs:
+                try:
+                    arrays.append(backend.alloc(spec[0], spec[1]))
+                except (ValueError, MemoryError) as error:
+                    rules.alloc_failed(name, spec, error, device)
+            _run(handler, call_args, call_kwargs, arrays, guard)
+            return op.result(*(_wrap(backend, device, a, tuple(s[0])) for a, s in zip(arrays, specs, strict=True)))
+        _check_outs_apart(name, out)
+        targets = [rules.prepare_out(name, o, s, inputs, False) for o, s in zip(out, specs, strict=True)]
+        _run(handler, call_args, call_kwargs, targets, guard)
+        for o, a in zip(out, targets, strict=True):
+            if a is not o._array:
+                rules.finish_out(name, o, a)
+            o._storage.version += 1
+        return op.result(*out)
+
+    def functional(*args: Any, **kwargs: Any) -> tuple[Tensor, ...]:
+        if modes.ACTIVE[0]:
+            return modes.run_modes(op, "functional", functional, raw, args, kwargs)  # type: ignore[no-any-return]
+        return raw(*args, **kwargs)
+
+    for fn in (functional, raw):
+        fn.__signature__ = signature  # type: ignore[attr-defined]
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = op.doc
+        fn.__module__ = "devtensor"
+        fn.op = op  # type: ignore[attr-defined]
+    return functional
+
+
+def _run(handler: Any, args: tuple[Any, ...], kwargs: dict[str, Any], arrays: Sequence[Any], guard: Any) -> None:
+    """Call ``handler`` with ConstOuts over ``arrays`` (nothing for meta tensors), inside the device guard."""
+    if handler is META_ONLY:
+        return
+    const_outs = []
+    for a in arrays:
+        c = new_const_out()
+        set_array(c, a.view())
+        const_outs.append(c)
+    if guard is None:
+        handler(*args, **kwargs, out=tuple(const_outs))
+    else:
+        with guard():
+            handler(*args, **kwargs, out=tuple(const_outs))
+
+
+def _check_outs_apart(name: str, out: Sequence[Tensor]) -> None:
+    """Two outs sharing memory would have one output overwrite another: MemoryOverlapError."""
+    for i, a in enumerate(out):
+        for j in range(i):
+            b = out[j]
+            if a._storage.root is b._storage.root and (a is b or a._backend.shares_memory(a._array, b._array)):
+                raise MemoryOverlapError(
+                    f"{name}: arguments 'out[{j}]' and 'out[{i}]' share memory; each output needs its own tensor"
+                )
