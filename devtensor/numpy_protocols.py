@@ -272,30 +272,15 @@ def _no(*values: Any) -> None:
         raise _Fallback
 
 
-def _sum(
-    a: Any,
-    axis: Any = None,
-    dtype: Any = None,
-    out: Any = None,
-    keepdims: Any = False,
-    initial: Any = _NO,
-    where: Any = _NO,
-) -> Any:
-    _no(initial, where)
-    return _reduction("sum", a, axis, keepdims, dtype, out)
+def _summing(op: str) -> Callable[..., Any]:
+    def adapter(
+        a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: Any = False, initial: Any = _NO,
+        where: Any = _NO,
+    ) -> Any:  # fmt: skip
+        _no(initial, where)
+        return _reduction(op, a, axis, keepdims, dtype, out)
 
-
-def _prod(
-    a: Any,
-    axis: Any = None,
-    dtype: Any = None,
-    out: Any = None,
-    keepdims: Any = False,
-    initial: Any = _NO,
-    where: Any = _NO,
-) -> Any:
-    _no(initial, where)
-    return _reduction("prod", a, axis, keepdims, dtype, out)
+    return adapter
 
 
 def _float_dtype(a: Any, dtype: Any) -> Any:
@@ -536,8 +521,8 @@ def _size(a: Any, axis: Any = None) -> Any:
 
 #: NumPy function -> adapter running devtensor's op (NumPy's signature, PyTorch's op).
 FUNCTIONS: Final[dict[Any, Callable[..., Any]]] = {
-    np.sum: _sum,
-    np.prod: _prod,
+    np.sum: _summing("sum"),
+    np.prod: _summing("prod"),
     np.mean: _mean,
     np.std: _spread("std"),
     np.var: _spread("var"),

@@ -17,7 +17,16 @@ import numpy as np
 from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ScalarOverflowError
-from devtensor.kernels.ufunc_family import D, arr, binary_ufunc, deferred_conditions, elementwise_doc, unary_ufunc, weak
+from devtensor.kernels.ufunc_family import (
+    D,
+    arr,
+    binary_ufunc,
+    deferred_conditions,
+    elementwise_doc,
+    unary_ufunc,
+    weak,
+    write_with_special,
+)
 from devtensor.meta import (
     _IINFO,
     binary_ufunc_meta,
@@ -141,12 +150,7 @@ def _floor_divide_floats(xp: ModuleType, a: Any, b: Any, o: Any) -> None:
         return
     with np.errstate(all="ignore"):  # (only the masked elements are kept: no condition arises for them)
         fixed = xp.floor(xp.true_divide(a, b))
-    with deferred_conditions():  # (several steps: every write first, then the conditions of the others)
-        if xp is np:
-            np.floor_divide(a, b, out=o, where=~one_infinite)
-        else:
-            xp.floor_divide(a, b, out=o)
-        xp.copyto(o, fixed, where=one_infinite, casting="same_kind")
+    write_with_special(xp, np.floor_divide, (a, b), o, one_infinite, fixed)
 
 
 remainder = binary_ufunc(
@@ -214,12 +218,7 @@ def _tanh_kernel(xp: ModuleType, self: Tensor, *, out: Any) -> None:
     fixed = a.copy()
     fixed.real[...] = xp.sign(real)
     fixed.imag[...] = xp.copysign(0.0, imag)
-    with deferred_conditions():  # (the mask and the fixed values are taken before the write: out may be self)
-        if xp is np:
-            np.tanh(a, o, where=~special)
-        else:
-            xp.tanh(a, out=o)
-        xp.copyto(o, fixed, where=special)
+    write_with_special(xp, np.tanh, (a,), o, special, fixed)
 
 
 tanh = unary_ufunc(

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from devtensor.kernels.ufunc_family import binary_ufunc, deferred_conditions, unary_ufunc
+from devtensor.kernels.ufunc_family import binary_ufunc, unary_ufunc, write_with_special
 from devtensor.tensor import Tensor
 from devtensor.typed.const_out import InplaceOut
 
@@ -144,12 +144,7 @@ def _expm1_kernel(xp: Any, self: Tensor, *, out: Any) -> None:
         return
     with np.errstate(all="ignore"):
         fixed = xp.exp(a) - 1
-    with deferred_conditions():  # (the mask and the fixed values are taken before the write: out may be self)
-        if xp is np:
-            np.expm1(a, o, where=~special)  # (no NumPy condition for the elements replaced below)
-        else:
-            xp.expm1(a, o)
-        xp.copyto(o, fixed, where=special)
+    write_with_special(xp, np.expm1, (a,), o, special, fixed)
 
 
 expm1 = unary_ufunc(

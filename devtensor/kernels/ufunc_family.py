@@ -106,6 +106,20 @@ class deferred_conditions:
                     trigger()
 
 
+def write_with_special(xp: Any, ufunc: np.ufunc, operands: tuple[Any, ...], out: Any, special: Any, fixed: Any) -> None:
+    """Write ``ufunc(*operands)`` into ``out`` except where ``special`` (a bool array broadcasting to ``out``) holds,
+    where ``fixed`` goes instead: the kernels of ops whose value there is the Array API standard's, not NumPy's
+    (``tanh``, ``expm1``, floor division). ``special`` and ``fixed`` must be computed before the call (``out`` may
+    be an input). NumPy skips the special elements (``where=``), so no condition is raised for them; both writes
+    happen before a remaining condition is reported (:class:`deferred_conditions`)."""
+    with deferred_conditions():
+        if xp is np:
+            ufunc(*operands, out=out, where=~special)
+        else:
+            getattr(xp, ufunc.__name__)(*operands, out=out)
+        xp.copyto(out, fixed, where=special, casting="same_kind")
+
+
 def arr(x: Tensor | Scalar | None) -> Any:
     """A kernel operand as the array module takes it: a tensor's array, or the Python number (or None) itself."""
     return x._array if isinstance(x, Tensor) else x
