@@ -73,6 +73,7 @@ from devtensor.generator import (
     seed,
     set_rng_state,
 )
+from devtensor.multi_ops import aminmax, sort, topk
 from devtensor.printing import get_printoptions, printoptions, set_printoptions
 from devtensor.random import (
     bernoulli,
@@ -115,6 +116,7 @@ __all__ = [
     "ScalarOverflowError",
     "ShapeError",
     "Tensor",
+    "aminmax",
     "arange",
     "asarray",
     "bool",
@@ -147,7 +149,9 @@ __all__ = [
     "printoptions",
     "save",
     "set_printoptions",
+    "sort",
     "tensor",
+    "topk",
     "uint8",
     "uint16",
     "uint32",
