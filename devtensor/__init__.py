@@ -73,7 +73,7 @@ from devtensor.generator import (
     seed,
     set_rng_state,
 )
-from devtensor.multi_ops import aminmax, sort, topk
+from devtensor.multi_ops import aminmax, einsum, meshgrid, sort, topk
 from devtensor.printing import get_printoptions, printoptions, set_printoptions
 from devtensor.random import (
     bernoulli,
@@ -128,6 +128,7 @@ __all__ = [
     "kernel_signatures",
     "empty",
     "empty_like",
+    "einsum",
     "eye",
     "float16",
     "float32",
@@ -144,6 +145,7 @@ __all__ = [
     "linalg",
     "linspace",
     "load",
+    "meshgrid",
     "ones",
     "ones_like",
     "printoptions",

@@ -23,6 +23,7 @@ from devtensor.kernels import (
     reductions,
     scans,
     shape,
+    shape_more,
 )
 
 __all__ = [
@@ -43,4 +44,5 @@ __all__ = [
     "reductions",
     "scans",
     "shape",
+    "shape_more",
 ]
