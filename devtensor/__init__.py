@@ -30,6 +30,7 @@ from devtensor.creation import (
     zeros,
     zeros_like,
 )
+from devtensor.data_dependent import nonzero, unique
 from devtensor.device import Device
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import (
@@ -146,6 +147,7 @@ __all__ = [
     "linspace",
     "load",
     "meshgrid",
+    "nonzero",
     "ones",
     "ones_like",
     "printoptions",
@@ -155,6 +157,7 @@ __all__ = [
     "tensor",
     "topk",
     "uint8",
+    "unique",
     "uint16",
     "uint32",
     "uint64",
