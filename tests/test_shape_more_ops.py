@@ -1,5 +1,5 @@
 """movedim, tile, repeat_interleave, einsum, meshgrid, searchsorted (devtensor.kernels.shape_more and
-devtensor.multi_ops): values against NumPy, views, errors. The generic checks come
+devtensor.multi_ops) and out= for arange/linspace: values against NumPy, views, errors. The generic checks come
 from tests/op_samples_shape_more.py."""
 
 from __future__ import annotations
@@ -75,3 +75,23 @@ def test_searchsorted() -> None:
         dt.searchsorted(dt.tensor(s), dt.tensor(v), side="left", right=True)
     with pytest.raises(ValueError, match="leading dims"):
         dt.searchsorted(dt.tensor(np.zeros((3, 2))), dt.tensor(v))
+
+
+def test_arange_linspace_out() -> None:
+    o = dt.empty((5,), dtype="float32")
+    assert dt.arange(5, out=o) is o
+    np.testing.assert_array_equal(o.numpy(), np.arange(5, dtype=np.float32))
+    o = dt.zeros((4,))
+    before = o._storage.version
+    dt.linspace(0, 1, 4, out=o)
+    np.testing.assert_array_equal(o.numpy(), np.linspace(0, 1, 4))
+    assert o._storage.version == before + 1
+    empty = dt.empty((0,), dtype="int64")
+    dt.arange(2, 7, out=empty)
+    np.testing.assert_array_equal(empty.numpy(), np.arange(2, 7))
+    keep = dt.zeros((3,), dtype="int64")
+    with pytest.raises(TypeError, match="same_kind"):
+        dt.arange(0.5, 3.0, dtype="float64", out=keep)
+    np.testing.assert_array_equal(keep.numpy(), 0)
+    with pytest.raises(dt.DeviceMismatchError):
+        dt.linspace(0, 1, 3, device="meta", out=dt.zeros(3))
