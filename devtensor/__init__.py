@@ -30,6 +30,7 @@ from devtensor.creation import (
     zeros,
     zeros_like,
 )
+from devtensor.data_dependent import nonzero, unique
 from devtensor.device import Device
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import (
@@ -73,6 +74,7 @@ from devtensor.generator import (
     seed,
     set_rng_state,
 )
+from devtensor.multi_ops import aminmax, einsum, meshgrid, sort, topk
 from devtensor.printing import get_printoptions, printoptions, set_printoptions
 from devtensor.random import (
     bernoulli,
@@ -115,6 +117,7 @@ __all__ = [
     "ScalarOverflowError",
     "ShapeError",
     "Tensor",
+    "aminmax",
     "arange",
     "asarray",
     "bool",
@@ -126,6 +129,7 @@ __all__ = [
     "kernel_signatures",
     "empty",
     "empty_like",
+    "einsum",
     "eye",
     "float16",
     "float32",
@@ -142,13 +146,18 @@ __all__ = [
     "linalg",
     "linspace",
     "load",
+    "meshgrid",
+    "nonzero",
     "ones",
     "ones_like",
     "printoptions",
     "save",
     "set_printoptions",
+    "sort",
     "tensor",
+    "topk",
     "uint8",
+    "unique",
     "uint16",
     "uint32",
     "uint64",

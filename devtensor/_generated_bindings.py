@@ -284,6 +284,10 @@ FINGERPRINTS = {
     'make_cpu_flip': 'flip|functional|cpu|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_cat': 'cat|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cpu_stack': 'stack|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
+    'make_cpu_tile': 'tile|functional|cpu|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_repeat_interleave': 'repeat_interleave|functional|cpu|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
+    'make_cpu_einsum': 'einsum|functional|cpu|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cpu_searchsorted': 'searchsorted|functional|cpu|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_out_int32,_default_right,_default_side',
     'make_cuda_add': 'add|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_add_': 'add|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_sub': 'sub|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
@@ -509,6 +513,10 @@ FINGERPRINTS = {
     'make_cuda_flip': 'flip|functional|cuda|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_cat': 'cat|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cuda_stack': 'stack|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
+    'make_cuda_tile': 'tile|functional|cuda|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_repeat_interleave': 'repeat_interleave|functional|cuda|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
+    'make_cuda_einsum': 'einsum|functional|cuda|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
+    'make_cuda_searchsorted': 'searchsorted|functional|cuda|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_out_int32,_default_right,_default_side',
 }
 
 
@@ -33462,6 +33470,666 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
+def make_cpu_tile(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def tile(self, dims, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dims, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, dims)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dims, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dims, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dims, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dims, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_tile(self, dims, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, dims)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dims, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dims, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dims, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dims, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = tile, _raw_tile
+    return _public, _raw
+
+
+def make_cpu_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
+    def repeat_interleave(self, repeats, dim=_default_dim, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, repeats, dim, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, repeats, dim)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, repeats, dim, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, repeats, dim, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, repeats, dim, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, repeats, dim, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_repeat_interleave(self, repeats, dim=_default_dim, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, repeats, dim)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, repeats, dim, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, repeats, dim, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, repeats, dim, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, repeats, dim, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = repeat_interleave, _raw_repeat_interleave
+    return _public, _raw
+
+
+def make_cpu_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def einsum(operands, equation, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (operands, equation, ), {'out': out})
+        _device = None
+        _first_tensor = None
+        try:
+            _device, _first_tensor = _list_device(_name, 'operands', operands, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'operands', _Class)
+        for _item in operands: type(_item) is _Class or _not_refined(_name, 'operands', _item, _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('operands', operands), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(operands, equation)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(operands, equation, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(operands, equation, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (operands, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _check_overlap(_name, 'out', out, operands, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(operands, equation, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (operands, ), _handler, _const_out, operands, equation)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(operands, equation, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (operands, ), _handler, _const_out, operands, equation)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_einsum(operands, equation, *, out=None):
+        _device = None
+        _first_tensor = None
+        try:
+            _device, _first_tensor = _list_device(_name, 'operands', operands, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'operands', _Class)
+        for _item in operands: type(_item) is _Class or _not_refined(_name, 'operands', _item, _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('operands', operands), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(operands, equation)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(operands, equation, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(operands, equation, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (operands, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _check_overlap(_name, 'out', out, operands, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(operands, equation, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (operands, ), _handler, _const_out, operands, equation)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(operands, equation, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (operands, ), _handler, _const_out, operands, equation)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = einsum, _raw_einsum
+    return _public, _raw
+
+
+def make_cpu_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_out_int32, _default_right, _default_side):
+    def searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out})
+        if type(sorted_sequence) is _Class:
+            _device = sorted_sequence._device
+            _first_tensor = sorted_sequence
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'sorted_sequence', _Class)
+        if type(input) is _Class:
+            if input._device is not _device: _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'input', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (sorted_sequence, input, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if sorted_sequence._storage.root is _out_root and _check_pair(_name, 'out', out, sorted_sequence, _out_may_be_input): _out_array = _temporary(_name, out)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
+        if type(sorted_sequence) is _Class:
+            _device = sorted_sequence._device
+            _first_tensor = sorted_sequence
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'sorted_sequence', _Class)
+        if type(input) is _Class:
+            if input._device is not _device: _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'input', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (sorted_sequence, input, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if sorted_sequence._storage.root is _out_root and _check_pair(_name, 'out', out, sorted_sequence, _out_may_be_input): _out_array = _temporary(_name, out)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = searchsorted, _raw_searchsorted
+    return _public, _raw
+
+
 def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class, _default_alpha):
     def add(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
@@ -66409,4 +67077,664 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         return out
 
     _public, _raw = stack, _raw_stack
+    return _public, _raw
+
+
+def make_cuda_tile(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def tile(self, dims, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dims, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, dims)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dims, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dims, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dims, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dims, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_tile(self, dims, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, dims)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dims, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dims, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dims, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dims, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = tile, _raw_tile
+    return _public, _raw
+
+
+def make_cuda_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
+    def repeat_interleave(self, repeats, dim=_default_dim, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, repeats, dim, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, repeats, dim)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, repeats, dim, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, repeats, dim, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, repeats, dim, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, repeats, dim, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_repeat_interleave(self, repeats, dim=_default_dim, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, repeats, dim)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, repeats, dim, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, repeats, dim, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, repeats, dim, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, repeats, dim, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = repeat_interleave, _raw_repeat_interleave
+    return _public, _raw
+
+
+def make_cuda_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def einsum(operands, equation, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (operands, equation, ), {'out': out})
+        _device = None
+        _first_tensor = None
+        try:
+            _device, _first_tensor = _list_device(_name, 'operands', operands, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'operands', _Class)
+        for _item in operands: type(_item) is _Class or _not_refined(_name, 'operands', _item, _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('operands', operands), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(operands, equation)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(operands, equation, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(operands, equation, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (operands, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _check_overlap(_name, 'out', out, operands, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(operands, equation, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (operands, ), _handler, _const_out, operands, equation)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(operands, equation, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (operands, ), _handler, _const_out, operands, equation)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_einsum(operands, equation, *, out=None):
+        _device = None
+        _first_tensor = None
+        try:
+            _device, _first_tensor = _list_device(_name, 'operands', operands, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'operands', _Class)
+        for _item in operands: type(_item) is _Class or _not_refined(_name, 'operands', _item, _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('operands', operands), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(operands, equation)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(operands, equation, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(operands, equation, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (operands, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _check_overlap(_name, 'out', out, operands, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(operands, equation, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (operands, ), _handler, _const_out, operands, equation)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(operands, equation, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (operands, ), _handler, _const_out, operands, equation)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = einsum, _raw_einsum
+    return _public, _raw
+
+
+def make_cuda_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_out_int32, _default_right, _default_side):
+    def searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out})
+        if type(sorted_sequence) is _Class:
+            _device = sorted_sequence._device
+            _first_tensor = sorted_sequence
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'sorted_sequence', _Class)
+        if type(input) is _Class:
+            if input._device is not _device: _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'input', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (sorted_sequence, input, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if sorted_sequence._storage.root is _out_root and _check_pair(_name, 'out', out, sorted_sequence, _out_may_be_input): _out_array = _temporary(_name, out)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
+        if type(sorted_sequence) is _Class:
+            _device = sorted_sequence._device
+            _first_tensor = sorted_sequence
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'sorted_sequence', _Class)
+        if type(input) is _Class:
+            if input._device is not _device: _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'input', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (sorted_sequence, input, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if sorted_sequence._storage.root is _out_root and _check_pair(_name, 'out', out, sorted_sequence, _out_may_be_input): _out_array = _temporary(_name, out)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = searchsorted, _raw_searchsorted
     return _public, _raw

@@ -210,6 +210,10 @@ SCHEMAS = {
     'flip': ("(('self', 'dims'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'dims': 'int | Sequence[int]', 'return': 'PlannedSpec[tuple[int, ...]]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dims', 'other', False, False, None, False, 'int | Sequence[int]')), 'tuple[int, ...]', None),
     'cat': ("(('tensors', 'dim'), 0, 0, 0, (0,), None, {'tensors': 'Sequence[TensorMeta]', 'dim': 'int', 'return': 'TensorSpec'})", (('tensors', 'TensorList', False, False, None, False, 'Sequence[Tensor]'), ('dim', 'other', False, True, 0, False, 'int')), None, None),
     'stack': ("(('tensors', 'dim'), 0, 0, 0, (0,), None, {'tensors': 'Sequence[TensorMeta]', 'dim': 'int', 'return': 'TensorSpec'})", (('tensors', 'TensorList', False, False, None, False, 'Sequence[Tensor]'), ('dim', 'other', False, True, 0, False, 'int')), None, None),
+    'tile': ("(('self', 'dims'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'dims': 'Sequence[int]', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dims', 'other', False, False, None, False, 'Sequence[int]')), None, None),
+    'repeat_interleave': ("(('self', 'repeats', 'dim'), 0, 0, 0, (None,), None, {'self': 'TensorMeta', 'repeats': 'int', 'dim': 'int | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('repeats', 'other', False, False, None, False, 'int'), ('dim', 'other', False, True, None, True, 'int | None')), None, None),
+    'einsum': ("(('operands', 'equation'), 0, 0, 0, None, None, {'operands': 'Sequence[TensorMeta]', 'equation': 'str', 'return': 'TensorSpec'})", (('operands', 'TensorList', False, False, None, False, 'Sequence[Tensor]'), ('equation', 'other', False, False, None, False, 'str')), None, None),
+    'searchsorted': ("(('sorted_sequence', 'input', 'out_int32', 'right', 'side'), 0, 3, 0, None, {'out_int32': False, 'right': False, 'side': None}, {'sorted_sequence': 'TensorMeta', 'input': 'TensorMeta', 'out_int32': 'bool', 'right': 'bool', 'side': 'str | None', 'return': 'PlannedSpec[bool]'})", (('sorted_sequence', 'Tensor', False, False, None, False, 'Tensor'), ('input', 'Tensor', False, False, None, False, 'Tensor'), ('out_int32', 'other', True, True, False, False, 'bool'), ('right', 'other', True, True, False, False, 'bool'), ('side', 'other', True, True, None, True, 'str | None')), 'bool', None),
     'reshape': ("(('self', 'shape'), 0, 0, 0, None, None, {'self': 'Tensor', 'shape': 'Sequence[int]', 'return': 'ViewSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('shape', 'other', False, False, None, False, 'Sequence[int]')), None, (False, 'shape')),
     'view': ("(('self', 'shape'), 0, 0, 0, None, None, {'self': 'Tensor', 'shape': 'Sequence[int]', 'return': 'ViewSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('shape', 'other', False, False, None, False, 'Sequence[int]')), None, (False, 'shape')),
     'flatten': ("(('self', 'start_dim', 'end_dim'), 0, 0, 0, (0, -1), None, {'self': 'Tensor', 'start_dim': 'int', 'end_dim': 'int', 'return': 'ViewSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('start_dim', 'other', False, True, 0, False, 'int'), ('end_dim', 'other', False, True, -1, False, 'int')), None, (False, None)),
@@ -222,6 +226,7 @@ SCHEMAS = {
     'contiguous': ("(('self',), 0, 0, 0, None, None, {'self': 'Tensor', 'return': 'ViewSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, (False, None)),
     'split': ("(('self', 'split_size_or_sections', 'dim'), 0, 0, 0, (0,), None, {'self': 'Tensor', 'split_size_or_sections': 'int | Sequence[int]', 'dim': 'int', 'return': 'tuple[ViewSpec, ...]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('split_size_or_sections', 'other', False, False, None, False, 'int | Sequence[int]'), ('dim', 'other', False, True, 0, False, 'int')), None, (True, None)),
     'chunk': ("(('self', 'chunks', 'dim'), 0, 0, 0, (0,), None, {'self': 'Tensor', 'chunks': 'int', 'dim': 'int', 'return': 'tuple[ViewSpec, ...]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('chunks', 'other', False, False, None, False, 'int'), ('dim', 'other', False, True, 0, False, 'int')), None, (True, None)),
+    'movedim': ("(('self', 'source', 'destination'), 0, 0, 0, None, None, {'self': 'Tensor', 'source': 'int | Sequence[int]', 'destination': 'int | Sequence[int]', 'return': 'ViewSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('source', 'other', False, False, None, False, 'int | Sequence[int]'), ('destination', 'other', False, False, None, False, 'int | Sequence[int]')), None, (False, None)),
 }
 
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
@@ -243,6 +248,7 @@ FINGERPRINTS = {
     'make_view_contiguous': 'contiguous|view|0|self:00|0|None|_name,_op,_meta,_handlers',
     'make_view_split': 'split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
     'make_view_chunk': 'chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
+    'make_view_movedim': 'movedim|view|0|self:00;source:00;destination:00|0|None|_name,_op,_meta,_handlers',
     'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha',
     'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
     'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha',
@@ -468,6 +474,10 @@ FINGERPRINTS = {
     'make_flip': 'flip|functional|None|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_cat': 'cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
     'make_stack': 'stack|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
+    'make_tile': 'tile|functional|None|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_repeat_interleave': 'repeat_interleave|functional|None|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
+    'make_einsum': 'einsum|functional|None|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
+    'make_searchsorted': 'searchsorted|functional|None|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_out_int32,_default_right,_default_side',
 }
 
 
@@ -740,6 +750,26 @@ def make_view_chunk(*, _name, _op, _meta, _handlers, _default_dim):
         return _many(self, _kernel, _spec, _name)
 
     _public, _raw = chunk, _raw_chunk
+    return _public, _raw
+
+
+def make_view_movedim(*, _name, _op, _meta, _handlers):
+    def movedim(self, source, destination):
+        if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, source, destination, ), {})
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
+        _spec = _meta(self, source, destination)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
+        return _one(self, _kernel, _spec, _name)
+
+    def _raw_movedim(self, source, destination):
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
+        _spec = _meta(self, source, destination)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None: return _miss(_op, self, _spec)
+        return _one(self, _kernel, _spec, _name)
+
+    _public, _raw = movedim, _raw_movedim
     return _public, _raw
 
 
@@ -33686,4 +33716,662 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         return out
 
     _public, _raw = stack, _raw_stack
+    return _public, _raw
+
+
+def make_tile(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def tile(self, dims, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dims, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, dims)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dims, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dims, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dims, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dims, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_tile(self, dims, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dims, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, dims)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dims, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dims, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dims, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dims, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dims)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = tile, _raw_tile
+    return _public, _raw
+
+
+def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
+    def repeat_interleave(self, repeats, dim=_default_dim, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, repeats, dim, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, repeats, dim)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, repeats, dim, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, repeats, dim, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, repeats, dim, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, repeats, dim, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_repeat_interleave(self, repeats, dim=_default_dim, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, repeats, dim)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, repeats, dim, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, repeats, dim, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, repeats, dim, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, repeats, dim, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = repeat_interleave, _raw_repeat_interleave
+    return _public, _raw
+
+
+def make_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def einsum(operands, equation, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (operands, equation, ), {'out': out})
+        _device = None
+        _first_tensor = None
+        try:
+            _device, _first_tensor = _list_device(_name, 'operands', operands, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'operands')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('operands', operands), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(operands, equation)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(operands, equation, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(operands, equation, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (operands, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _check_overlap(_name, 'out', out, operands, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(operands, equation, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (operands, ), _handler, _const_out, operands, equation)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(operands, equation, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (operands, ), _handler, _const_out, operands, equation)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_einsum(operands, equation, *, out=None):
+        _device = None
+        _first_tensor = None
+        try:
+            _device, _first_tensor = _list_device(_name, 'operands', operands, _device, _first_tensor)
+        except _NumPyArgument: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'operands')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('operands', operands), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(operands, equation)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(operands, equation, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(operands, equation, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (operands, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if _check_overlap(_name, 'out', out, operands, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(operands, equation, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (operands, ), _handler, _const_out, operands, equation)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(operands, equation, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (operands, ), _handler, _const_out, operands, equation)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = einsum, _raw_einsum
+    return _public, _raw
+
+
+def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_out_int32, _default_right, _default_side):
+    def searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out})
+        if isinstance(sorted_sequence, _Tensor):
+            _device = sorted_sequence._device
+            _first_tensor = sorted_sequence
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'sorted_sequence')
+        if isinstance(input, _Tensor):
+            if input._device is not _device: _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'input')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (sorted_sequence, input, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if sorted_sequence._storage.root is _out_root and _check_pair(_name, 'out', out, sorted_sequence, _out_may_be_input): _out_array = _temporary(_name, out)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
+        if isinstance(sorted_sequence, _Tensor):
+            _device = sorted_sequence._device
+            _first_tensor = sorted_sequence
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'sorted_sequence')
+        if isinstance(input, _Tensor):
+            if input._device is not _device: _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'input')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (sorted_sequence, input, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if sorted_sequence._storage.root is _out_root and _check_pair(_name, 'out', out, sorted_sequence, _out_may_be_input): _out_array = _temporary(_name, out)
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = searchsorted, _raw_searchsorted
     return _public, _raw

@@ -143,6 +143,7 @@ __all__ = [
     "minimum",
     "minimum_",
     "mm",
+    "movedim",
     "mul",
     "mul_",
     "multinomial",
@@ -169,10 +170,12 @@ __all__ = [
     "relu_",
     "remainder",
     "remainder_",
+    "repeat_interleave",
     "reshape",
     "roll",
     "round",
     "round_",
+    "searchsorted",
     "sigmoid",
     "sigmoid_",
     "sign",
@@ -201,6 +204,7 @@ __all__ = [
     "tanh",
     "tanh_",
     "tensordot",
+    "tile",
     "transpose",
     "tril",
     "tril_",
@@ -230,6 +234,7 @@ if TYPE_CHECKING:
     def contiguous(self: Tensor) -> Tensor: ...
     def split(self: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]: ...
     def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]: ...
+    def movedim(self: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor: ...
     def add(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
     def add_(self: _T, other: TensorOrScalar, *, alpha: Scalar = 1) -> _T: ...
     def sub(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
@@ -418,6 +423,9 @@ if TYPE_CHECKING:
     def flip(self: Tensor, dims: int | Sequence[int], *, out: Tensor | None = None) -> Tensor: ...
     def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor: ...
     def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor: ...
+    def tile(self: Tensor, dims: Sequence[int], *, out: Tensor | None = None) -> Tensor: ...
+    def repeat_interleave(self: Tensor, repeats: int, dim: int | None = None, *, out: Tensor | None = None) -> Tensor: ...
+    def searchsorted(sorted_sequence: Tensor, input: Tensor, *, out_int32: bool = False, right: bool = False, side: str | None = None, out: Tensor | None = None) -> Tensor: ...
 
 else:
     reshape = _view_variant('reshape')
@@ -432,6 +440,7 @@ else:
     contiguous = _view_variant('contiguous')
     split = _view_variant('split')
     chunk = _view_variant('chunk')
+    movedim = _view_variant('movedim')
     add = _variant('add', 'functional')
     add_ = _variant('add', 'inplace')
     sub = _variant('sub', 'functional')
@@ -620,3 +629,6 @@ else:
     flip = _variant('flip', 'functional')
     cat = _variant('cat', 'functional')
     stack = _variant('stack', 'functional')
+    tile = _variant('tile', 'functional')
+    repeat_interleave = _variant('repeat_interleave', 'functional')
+    searchsorted = _variant('searchsorted', 'functional')

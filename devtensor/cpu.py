@@ -167,9 +167,11 @@ __all__ = [
     "relu_",
     "remainder",
     "remainder_",
+    "repeat_interleave",
     "roll",
     "round",
     "round_",
+    "searchsorted",
     "sigmoid",
     "sigmoid_",
     "sign",
@@ -196,6 +198,7 @@ __all__ = [
     "tanh",
     "tanh_",
     "tensordot",
+    "tile",
     "tril",
     "tril_",
     "triu",
@@ -398,6 +401,9 @@ if TYPE_CHECKING:
     def flip(self: CPUTensor, dims: int | Sequence[int], *, out: CPUTensor | None = None) -> CPUTensor: ...
     def cat(tensors: Sequence[CPUTensor], dim: int = 0, *, out: CPUTensor | None = None) -> CPUTensor: ...
     def stack(tensors: Sequence[CPUTensor], dim: int = 0, *, out: CPUTensor | None = None) -> CPUTensor: ...
+    def tile(self: CPUTensor, dims: Sequence[int], *, out: CPUTensor | None = None) -> CPUTensor: ...
+    def repeat_interleave(self: CPUTensor, repeats: int, dim: int | None = None, *, out: CPUTensor | None = None) -> CPUTensor: ...
+    def searchsorted(sorted_sequence: CPUTensor, input: CPUTensor, *, out_int32: bool = False, right: bool = False, side: str | None = None, out: CPUTensor | None = None) -> CPUTensor: ...
 
 else:
 

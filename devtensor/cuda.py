@@ -167,9 +167,11 @@ __all__ = [
     "relu_",
     "remainder",
     "remainder_",
+    "repeat_interleave",
     "roll",
     "round",
     "round_",
+    "searchsorted",
     "sigmoid",
     "sigmoid_",
     "sign",
@@ -196,6 +198,7 @@ __all__ = [
     "tanh",
     "tanh_",
     "tensordot",
+    "tile",
     "tril",
     "tril_",
     "triu",
@@ -398,6 +401,9 @@ if TYPE_CHECKING:
     def flip(self: CUDATensor, dims: int | Sequence[int], *, out: CUDATensor | None = None) -> CUDATensor: ...
     def cat(tensors: Sequence[CUDATensor], dim: int = 0, *, out: CUDATensor | None = None) -> CUDATensor: ...
     def stack(tensors: Sequence[CUDATensor], dim: int = 0, *, out: CUDATensor | None = None) -> CUDATensor: ...
+    def tile(self: CUDATensor, dims: Sequence[int], *, out: CUDATensor | None = None) -> CUDATensor: ...
+    def repeat_interleave(self: CUDATensor, repeats: int, dim: int | None = None, *, out: CUDATensor | None = None) -> CUDATensor: ...
+    def searchsorted(sorted_sequence: CUDATensor, input: CUDATensor, *, out_int32: bool = False, right: bool = False, side: str | None = None, out: CUDATensor | None = None) -> CUDATensor: ...
 
 else:
 

@@ -68,6 +68,7 @@ __all__ = [
     "diff",
     "div",
     "dot",
+    "einsum",
     "eq",
     "exp",
     "expm1",
@@ -150,8 +151,10 @@ __all__ = [
     "reciprocal",
     "relu",
     "remainder",
+    "repeat_interleave",
     "roll",
     "round",
+    "searchsorted",
     "sigmoid",
     "sign",
     "signbit",
@@ -169,6 +172,7 @@ __all__ = [
     "tan",
     "tanh",
     "tensordot",
+    "tile",
     "tril",
     "triu",
     "trunc",
@@ -4966,6 +4970,130 @@ if TYPE_CHECKING:
 
     stack: _StackKernels
 
+
+    class TileCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``tile``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dims: Sequence[int], *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class TileCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``tile``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dims: Sequence[int], *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class TileXPKernel(Protocol[_XP]):
+        """The type of ``tile``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dims: Sequence[int], *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TileKernels(KernelRegistrar):
+        """Typed registration of ``tile``'s impls: ``@tile.cpu`` / ``@tile.cuda`` / ``@tile.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: TileCPUKernel[_CPU0, _CPU1]) -> TileCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: TileCUDAKernel[_CUDA0, _CUDA1]) -> TileCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: TileXPKernel[_XP]) -> TileXPKernel[_XP]: ...
+
+
+    tile: _TileKernels
+
+
+    class RepeatInterleaveCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``repeat_interleave``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, repeats: int, dim: int | None, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class RepeatInterleaveCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``repeat_interleave``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, repeats: int, dim: int | None, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class RepeatInterleaveXPKernel(Protocol[_XP]):
+        """The type of ``repeat_interleave``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, repeats: int, dim: int | None, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _RepeatInterleaveKernels(KernelRegistrar):
+        """Typed registration of ``repeat_interleave``'s impls: ``@repeat_interleave.cpu`` / ``@repeat_interleave.cuda`` / ``@repeat_interleave.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: RepeatInterleaveCPUKernel[_CPU0, _CPU1]) -> RepeatInterleaveCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: RepeatInterleaveCUDAKernel[_CUDA0, _CUDA1]) -> RepeatInterleaveCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: RepeatInterleaveXPKernel[_XP]) -> RepeatInterleaveXPKernel[_XP]: ...
+
+
+    repeat_interleave: _RepeatInterleaveKernels
+
+
+    class EinsumCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``einsum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, operands: Sequence[_CPU0], equation: str, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class EinsumCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``einsum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, operands: Sequence[_CUDA0], equation: str, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class EinsumXPKernel(Protocol[_XP]):
+        """The type of ``einsum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, operands: Sequence[_XP], equation: str, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _EinsumKernels(KernelRegistrar):
+        """Typed registration of ``einsum``'s impls: ``@einsum.cpu`` / ``@einsum.cuda`` / ``@einsum.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: EinsumCPUKernel[_CPU0, _CPU1]) -> EinsumCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: EinsumCUDAKernel[_CUDA0, _CUDA1]) -> EinsumCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: EinsumXPKernel[_XP]) -> EinsumXPKernel[_XP]: ...
+
+
+    einsum: _EinsumKernels
+
+
+    class SearchsortedCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``searchsorted``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, sorted_sequence: _CPU0, input: _CPU1, *, out_int32: bool, right: bool, side: str | None, plan: bool, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class SearchsortedCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``searchsorted``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, sorted_sequence: _CUDA0, input: _CUDA1, *, out_int32: bool, right: bool, side: str | None, plan: bool, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class SearchsortedXPKernel(Protocol[_XP]):
+        """The type of ``searchsorted``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, sorted_sequence: _XP, input: _XP, *, out_int32: bool, right: bool, side: str | None, plan: bool, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SearchsortedKernels(KernelRegistrar):
+        """Typed registration of ``searchsorted``'s impls: ``@searchsorted.cpu`` / ``@searchsorted.cuda`` / ``@searchsorted.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: SearchsortedCPUKernel[_CPU0, _CPU1, _CPU2]) -> SearchsortedCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: SearchsortedCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> SearchsortedCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: SearchsortedXPKernel[_XP]) -> SearchsortedXPKernel[_XP]: ...
+
+
+    searchsorted: _SearchsortedKernels
+
 else:
     add = KernelRegistrar('add')
     sub = KernelRegistrar('sub')
@@ -5116,6 +5244,10 @@ else:
     flip = KernelRegistrar('flip')
     cat = KernelRegistrar('cat')
     stack = KernelRegistrar('stack')
+    tile = KernelRegistrar('tile')
+    repeat_interleave = KernelRegistrar('repeat_interleave')
+    einsum = KernelRegistrar('einsum')
+    searchsorted = KernelRegistrar('searchsorted')
 
     def __getattr__(name: str) -> KernelRegistrar:
         # An op defined after this file was generated still registers (untyped) until it is regenerated.

@@ -17,7 +17,8 @@ from devtensor.backends import allocation_error, backend_for, check_allocation_s
 from devtensor.creation import on_device, optional_dtype
 from devtensor.device import DeviceLike, as_device
 from devtensor.dtypes import DType
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, ScalarOverflowError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, ScalarOverflowError
+from devtensor.structured import rules
 from devtensor.tensor import Tensor
 
 __all__ = ["arange", "linspace"]
@@ -47,6 +48,7 @@ def arange(
     *,
     dtype: Any = None,
     device: DeviceLike | None = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """Values from ``start`` (inclusive) to ``end`` (exclusive) spaced by ``step``; ``arange(n)`` is 0..n-1.
 
@@ -57,8 +59,13 @@ def arange(
     No value wraps around: into an integer or bool dtype every value must lie in the dtype's range (bool: 0
     and 1), else ScalarOverflowError (NumPy wraps silently; PyTorch refuses bool ``arange``).
 
+    ``out=``: the values are written into ``out`` and ``out`` is returned, with the out rules of every op
+    (:func:`devtensor.structured.rules.prepare_out`): the dtype defaults to ``out``'s, a given ``dtype`` must
+    cast to it (same_kind), a wrong-shaped ``out`` is resized, ``device`` defaults to ``out``'s device and must
+    be it if given (DeviceMismatchError), and a refused call leaves ``out`` as it was.
+
     Raises:
-        ArgumentTypeError: a non-number argument.
+        ArgumentTypeError: a non-number argument; ``out`` not a Tensor.
         ValueError: ``step`` is 0; a bound is NaN or infinite; more elements than an array can address.
         ScalarOverflowError (OverflowError): a value outside an integer or bool dtype's range.
         OutOfMemoryError (MemoryError): the memory is not available.
@@ -75,8 +82,10 @@ def arange(
         for value in (start, end, step):
             if type(value) is float and not math.isfinite(value):
                 raise ArgumentValueError(f"arange: arguments must be finite, got start={start}, end={end}, step={step}")
-    dt = optional_dtype("arange", dtype) or (_INT64 if all_int else _DEFAULT_FLOAT)
-    dev = as_device(device, op="arange")
+    dt = optional_dtype("arange", dtype) or (
+        out_dtype("arange", out) if out is not None else (_INT64 if all_int else _DEFAULT_FLOAT)
+    )
+    dev = as_device(device, op="arange") if out is None else out_device("arange", out, device)
     if all_int:
         length = max(0, int(-((start - end) // step)))  # exact ceil for ints of any size
     else:
@@ -101,8 +110,16 @@ def arange(
         if low < bounds[0] or high > bounds[1]:
             _check_int_range("arange", dt, low, high, "values")
     backend = backend_for(dev)
+    if out is not None:
+        return _into_out("arange", out, (length,), dt, lambda: _arange_values(start, end, step, dt, dev, length))
     if not backend.has_data:
         return backend.wrap(backend.empty((length,), dt, dev), dev)
+    values = _arange_values(start, end, step, dt, dev, length)
+    return on_device("arange", dev, values, copy=True) if dev.type != "cpu" else backend.wrap(values, dev)
+
+
+def _arange_values(start: int | float, end: int | float, step: int | float, dt: DType, dev: Any, length: int) -> Any:
+    """arange's values as a NumPy array of dtype ``dt`` (checked: no value wraps around)."""
     try:
         if dt.kind == "b":
             # The values are 0 and 1 (checked above); NumPy's arange refuses bool beyond length 2.
@@ -111,7 +128,47 @@ def arange(
             values = np.arange(start, end, step, dtype=dt)
     except MemoryError as error:
         raise allocation_error("arange", (length,), dt, dev, error) from None
-    return on_device("arange", dev, values, copy=True) if dev.type != "cpu" else backend.wrap(values, dev)
+    return values
+
+
+def out_dtype(op: str, out: object) -> DType:
+    """``out``'s dtype (the creation functions' default dtype when given ``out=``, as PyTorch's)."""
+    if not isinstance(out, Tensor):
+        raise ArgumentTypeError(f"{op}: argument 'out' must be a Tensor, got {type(out).__name__}")
+    return out.dtype
+
+
+def out_device(op: str, out: Tensor, device: DeviceLike | None) -> Any:
+    """``out``'s device; a ``device`` given must be it (DeviceMismatchError)."""
+    if device is not None:
+        dev = as_device(device, op=op)
+        if dev != out._device:
+            raise DeviceMismatchError(
+                f"{op}: argument 'device' ({dev}) and argument 'out' (on {out._device}) must be on one device"
+            )
+    return out._device
+
+
+def _into_out(op: str, out: Tensor, shape: tuple[int, ...], dt: DType, values: Any) -> Tensor:
+    """Write the values (``values()``: a NumPy array of ``shape`` and dtype ``dt``) into ``out`` with the out
+    rules (:func:`devtensor.structured.rules.prepare_out`: same_kind cast into out's dtype, resize); every check
+    runs before the write, so a refused call changes nothing."""
+    target = rules.prepare_out(op, out, (shape, dt), (), False)
+    backend = out._backend
+    if backend.has_data:
+        host = values()
+        guard = backend.guard(out._device)
+        if guard is None:
+            target[...] = host
+        else:
+            with guard:
+                target[...] = backend.xp.asarray(host)
+        if target is not out._array:
+            rules.finish_out(op, out, target)
+    elif target is not out._array:
+        rules.finish_out(op, out, target)
+    out._storage.version += 1
+    return out
 
 
 # A 1-d length up to this fits the address space with any supported dtype (16 bytes at most per element).
@@ -145,14 +202,16 @@ def linspace(
     *,
     dtype: Any = None,
     device: DeviceLike | None = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end``, both included (``torch.linspace``,
     ``np.linspace``); dtype default float64. Values are NumPy's (into an integer dtype, rounded down, as NumPy 2
     does); none wraps around: into an integer or bool dtype both bounds must be finite and, rounded down, lie in
-    the dtype's range (bool: 0 and 1).
+    the dtype's range (bool: 0 and 1). ``out=``: as :func:`arange`'s (dtype and device default to ``out``'s,
+    the out rules apply).
 
     Raises:
-        ArgumentTypeError: non-number bounds or a non-int ``steps``.
+        ArgumentTypeError: non-number bounds or a non-int ``steps``; ``out`` not a Tensor.
         ValueError: negative ``steps``, more elements than an array can address, or a NaN bound with an integer
             or bool dtype.
         ScalarOverflowError (OverflowError): an infinite bound, or one outside the range, of an integer or bool
@@ -169,8 +228,8 @@ def linspace(
         raise ArgumentTypeError(f"linspace: argument 'steps' must be an int, got {type(steps).__name__}") from None
     if n < 0:
         raise ArgumentValueError(f"linspace: argument 'steps' must be non-negative, got {n}")
-    dt = optional_dtype("linspace", dtype) or _DEFAULT_FLOAT
-    dev = as_device(device, op="linspace")
+    dt = optional_dtype("linspace", dtype) or (out_dtype("linspace", out) if out is not None else _DEFAULT_FLOAT)
+    dev = as_device(device, op="linspace") if out is None else out_device("linspace", out, device)
     if n > _ALWAYS_ADDRESSABLE:
         check_allocation_size("linspace", (n,), dt)
     if dt.kind in "iub" and n > 0:
@@ -183,10 +242,15 @@ def linspace(
         floors = [math.floor(b) for b in bounds]
         _check_int_range("linspace", dt, min(floors), max(floors), "values")
     backend = backend_for(dev)
+
+    def values() -> Any:
+        try:
+            return np.linspace(start, end, n, dtype=dt)
+        except MemoryError as error:
+            raise allocation_error("linspace", (n,), dt, dev, error) from None
+
+    if out is not None:
+        return _into_out("linspace", out, (n,), dt, values)
     if not backend.has_data:
         return backend.wrap(backend.empty((n,), dt, dev), dev)
-    try:
-        values = np.linspace(start, end, n, dtype=dt)
-    except MemoryError as error:
-        raise allocation_error("linspace", (n,), dt, dev, error) from None
-    return on_device("linspace", dev, values, copy=dev.type != "cpu")
+    return on_device("linspace", dev, values(), copy=dev.type != "cpu")

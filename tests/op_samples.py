@@ -1318,6 +1318,8 @@ def _fft() -> list[OpSamples]:
 
 # (at the end: that module builds on the helpers above)
 from op_samples_linalg import linalg_entries  # noqa: E402
+from op_samples_ordering import ordering_entries  # noqa: E402
+from op_samples_shape_more import shape_more_entries  # noqa: E402
 
 OPS: dict[str, OpSamples] = {
     entry.name: entry
@@ -1327,6 +1329,8 @@ OPS: dict[str, OpSamples] = {
         *_scans_and_indexing(),
         *_linalg(),
         *linalg_entries(),
+        *ordering_entries(),
+        *shape_more_entries(),
         *_reductions(),
         *_nn(),
         *_shape(),

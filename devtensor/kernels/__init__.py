@@ -18,10 +18,12 @@ from devtensor.kernels import (
     math_ufuncs,
     nn,
     operators,
+    ordering,
     random,
     reductions,
     scans,
     shape,
+    shape_more,
 )
 
 __all__ = [
@@ -37,8 +39,10 @@ __all__ = [
     "math_ufuncs",
     "nn",
     "operators",
+    "ordering",
     "random",
     "reductions",
     "scans",
     "shape",
+    "shape_more",
 ]

@@ -1,0 +1,292 @@
+"""More shape ops: ``movedim`` (a view op), ``tile``, ``repeat_interleave``, ``einsum`` and ``searchsorted``
+(structured copy ops with functional and out variants).
+
+PyTorch's names, signatures and errors; values and result dtypes are NumPy's (``np.moveaxis``, ``np.tile``,
+``np.repeat``, ``np.einsum``, ``np.searchsorted``), one kernel for both devices (NumPy or CuPy as ``xp``).
+``meshgrid`` (views of its inputs) is a plain function in :mod:`devtensor.multi_ops` built on the view ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from devtensor import dtypes
+from devtensor.dtypes import result_type
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
+from devtensor.kernels.shape import _transpose_kernel
+from devtensor.kernels.ufunc_family import D
+from devtensor.meta import int_arg, ints_arg, normalize_dim, normalize_dims
+from devtensor.structured import PlannedSpec, TensorSpec, structured_op
+from devtensor.tensor import Tensor, TensorMeta
+from devtensor.typed import ConstOut
+from devtensor.views import ViewSpec, view_op
+
+__all__ = ["einsum", "movedim", "repeat_interleave", "searchsorted", "tile"]
+
+
+def _fmt(shape: Sequence[int]) -> str:
+    return str(list(shape))
+
+
+# --- movedim (a view) -------------------------------------------------------------------------------------------
+
+
+@view_op()
+def movedim(self: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> ViewSpec:
+    """A view of ``self`` with the dims ``source`` moved to the positions ``destination`` (``torch.movedim``,
+    ``np.moveaxis``); the other dims keep their relative order. ``source`` and ``destination`` are both ints or
+    both sequences of the same length. Shares storage and version counter with ``self``.
+
+    Raises:
+        ArgumentTypeError (TypeError): dims that are not ints.  IndexOutOfRangeError (IndexError): a dim out of
+        range.  ArgumentValueError (ValueError): a repeated dim, or ``source`` and ``destination`` of different
+        lengths.
+    """
+    ndim = len(self.shape)
+    src = normalize_dims("movedim", source, ndim, "source")
+    dst = normalize_dims("movedim", destination, ndim, "destination")
+    if len(src) != len(dst):
+        raise ArgumentValueError(
+            f"movedim: Invalid source or destination dims: source ({_fmt(src)} dims) should contain the same "
+            f"number of dims as destination ({_fmt(dst)} dims)"
+        )
+    if not ndim:
+        return ViewSpec((), ())
+    order = [-1] * ndim
+    for s, d in zip(src, dst, strict=True):
+        order[d] = s
+    rest = iter(d for d in range(ndim) if d not in src)
+    for i in range(ndim):
+        if order[i] == -1:
+            order[i] = next(rest)
+    plan = tuple(order)
+    return ViewSpec(tuple(self.shape[d] for d in plan), plan)
+
+
+movedim.impl("cpu", "cuda")(_transpose_kernel)
+
+
+# --- tile, repeat_interleave ------------------------------------------------------------------------------------
+
+
+@structured_op(inplace=False)
+def tile(self: TensorMeta, dims: Sequence[int]) -> TensorSpec:
+    """``self`` repeated ``dims[i]`` times along each dim (``torch.tile``, ``np.tile``): with fewer ``dims``
+    than ``self`` has dims, ones are prepended to ``dims``; with more, ``self`` is taken as having leading dims
+    of size 1. Same dtype, a new storage. Functional, method and out variants.
+
+    Raises:
+        ArgumentTypeError (TypeError): ``dims`` not a sequence of ints.
+        ArgumentValueError (ValueError): a negative repetition.
+    """
+    reps = ints_arg("tile", "dims", dims, allow_int=False)
+    if any(r < 0 for r in reps):
+        raise ArgumentValueError(f"tile: argument 'dims' must be non-negative, got {_fmt(reps)}")
+    n = max(len(reps), len(self.shape))
+    reps = (1,) * (n - len(reps)) + reps
+    shape = (1,) * (n - len(self.shape)) + self.shape
+    return tuple(s * r for s, r in zip(shape, reps, strict=True)), self.dtype
+
+
+@tile.impl("cpu", "cuda")
+def _tile(xp: ModuleType, self: D, dims: Sequence[int], *, out: ConstOut[D]) -> None:
+    reps = tuple(int(r) for r in dims)
+    xp.copyto(out.array, xp.tile(self._array, reps), casting="same_kind")
+
+
+@structured_op(inplace=False)
+def repeat_interleave(self: TensorMeta, repeats: int, dim: int | None = None) -> TensorSpec:
+    """Each element of ``self`` repeated ``repeats`` times along ``dim`` (``torch.repeat_interleave``,
+    ``np.repeat``); with ``dim=None`` over the flattened tensor (a 1-D result). ``repeats`` is an int: a tensor
+    of repeats gives a result whose shape depends on its values (data-dependent), which this op does not take.
+    Same dtype, a new storage. Functional, method and out variants.
+
+    Raises:
+        ArgumentTypeError (TypeError): ``repeats`` not an int (a Tensor included), ``dim`` not an int.
+        ArgumentValueError (ValueError): negative ``repeats``.  IndexOutOfRangeError (IndexError): ``dim`` out
+        of range.
+    """
+    given: object = repeats
+    if isinstance(given, Tensor):
+        raise ArgumentTypeError(
+            "repeat_interleave: argument 'repeats' must be an int; a Tensor of repeats (a data-dependent result "
+            "shape) is not supported"
+        )
+    r = int_arg("repeat_interleave", "repeats", repeats)
+    if r < 0:
+        raise ArgumentValueError(f"repeat_interleave: argument 'repeats' must be non-negative, got {r}")
+    if dim is None:
+        return (r * int(np.prod(self.shape, dtype=np.int64)),), self.dtype
+    d = normalize_dim("repeat_interleave", dim, len(self.shape))
+    if not self.shape:
+        return (r,), self.dtype
+    return (*self.shape[:d], self.shape[d] * r, *self.shape[d + 1 :]), self.dtype
+
+
+@repeat_interleave.impl("cpu", "cuda")
+def _repeat_interleave(xp: ModuleType, self: D, repeats: int, dim: int | None, *, out: ConstOut[D]) -> None:
+    a = self._array
+    axis = None if dim is None or a.ndim == 0 else normalize_dim("repeat_interleave", dim, a.ndim)
+    xp.copyto(out.array, xp.repeat(a, int(repeats), axis=axis).reshape(out.array.shape), casting="same_kind")
+
+
+# --- einsum -----------------------------------------------------------------------------------------------------
+
+
+def _einsum_terms(equation: str, count: int) -> tuple[list[str], str]:
+    """The input terms and the output term of ``equation`` (the implicit output made explicit: the ellipsis,
+    then the labels that appear once, in alphabetical order)."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != count:
+        raise ArgumentValueError(
+            f"einsum: the equation {equation!r} names {len(terms)} operands, but {count} were given"
+        )
+    for term in (*terms, rhs):
+        bare = term.replace("...", "")
+        if "." in bare or not all(c.isalpha() and c.isascii() for c in bare):
+            raise ArgumentValueError(
+                f"einsum: invalid equation {equation!r}: a term holds letters and at most one '...', got {term!r}"
+            )
+    if not arrow:
+        labels = "".join(t.replace("...", "") for t in terms)
+        rhs = ("..." if any("..." in t for t in terms) else "") + "".join(
+            sorted(c for c in set(labels) if labels.count(c) == 1)
+        )
+    return terms, rhs
+
+
+@structured_op(inplace=False, method=False, public_functional=False)
+def einsum(operands: Sequence[TensorMeta], equation: str) -> TensorSpec:
+    """The Einstein summation ``equation`` over ``operands`` (``torch.einsum``; values and result dtype as
+    ``np.einsum``): each operand gets a term of letters (one per dim, ``...`` for broadcast leading dims); the
+    labels of the output term (after ``->``, else the labels that appear once, alphabetically) are kept, the
+    others summed over. The op's parameters come operands first (a structured op's first parameter is a
+    tensor); the main namespace's ``devtensor.einsum(equation, *operands, out=None)`` (:mod:`devtensor.multi_ops`)
+    has PyTorch's order and also takes the operands as one list. All operands on one device. Functional and out
+    variants.
+
+    Raises:
+        ArgumentValueError (ValueError): a malformed equation, or a number of terms that differs from the
+            number of operands; an output label absent from the inputs or repeated.
+        ShapeError (ValueError): a term whose number of labels differs from its operand's dims, or one label
+            with different sizes.
+    """
+    if type(equation) is not str:
+        raise ArgumentTypeError(f"einsum: argument 'equation' must be a str, got {type(equation).__name__}")
+    if not operands:
+        raise ArgumentValueError("einsum: expected at least one operand (argument 'operands')")
+    terms, rhs = _einsum_terms(equation, len(operands))
+    sizes: dict[str, int] = {}
+    ellipsis: list[tuple[int, ...]] = []
+    for i, (term, t) in enumerate(zip(terms, operands, strict=True)):
+        labels = term.replace("...", "")
+        if "..." in term:
+            extra = len(t.shape) - len(labels)
+            if extra < 0:
+                raise ShapeError(f"einsum: operand {i} of shape {_fmt(t.shape)} has fewer dims than term {term!r}")
+            head = term.index("...")
+            ellipsis.append(t.shape[head : head + extra])
+            dims = t.shape[:head] + t.shape[head + extra :]
+        else:
+            if len(labels) != len(t.shape):
+                raise ShapeError(
+                    f"einsum: term {term!r} has {len(labels)} labels for operand {i} of shape {_fmt(t.shape)}"
+                )
+            dims = t.shape
+        for c, n in zip(labels, dims, strict=True):
+            if sizes.setdefault(c, n) != n:
+                raise ShapeError(f"einsum: label {c!r} has size {sizes[c]} and size {n} (operand {i})")
+    out_labels = rhs.replace("...", "")
+    for c in out_labels:
+        if c not in sizes or out_labels.count(c) != 1:
+            raise ArgumentValueError(f"einsum: output label {c!r} of {equation!r} is repeated or not an input's")
+    try:
+        batch = np.broadcast_shapes(*ellipsis) if ellipsis else ()
+    except ValueError:
+        raise ShapeError(f"einsum: the '...' dims {ellipsis} do not broadcast") from None
+    head = rhs.index("...") if "..." in rhs else len(rhs)
+    shape = (*(sizes[c] for c in rhs[:head]), *(batch if "..." in rhs else ()))
+    shape += tuple(sizes[c] for c in rhs[head:].replace("...", ""))
+    dtype = operands[0].dtype
+    if any(t.dtype is not dtype for t in operands):
+        dtype = result_type(*(t.dtype for t in operands))
+    return shape, dtype
+
+
+@einsum.impl("cpu", "cuda")
+def _einsum(xp: ModuleType, operands: Sequence[D], equation: str, *, out: ConstOut[D]) -> None:
+    result = xp.einsum(equation, *(t._array for t in operands))
+    xp.copyto(out.array, result, casting="same_kind")
+
+
+# --- searchsorted -----------------------------------------------------------------------------------------------
+
+
+@structured_op(inplace=False, method=False)
+def searchsorted(
+    sorted_sequence: TensorMeta,
+    input: TensorMeta,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+) -> PlannedSpec[bool]:
+    """The indices at which to insert ``input``'s elements into ``sorted_sequence`` (sorted ascending along its
+    last dim) to keep it sorted (``torch.searchsorted``; values as ``np.searchsorted``): the first such index
+    (``side="left"``), or the last (``right=True`` or ``side="right"``). A 1-D ``sorted_sequence`` serves every
+    element of ``input``; otherwise its leading dims must equal ``input``'s and each row serves its row. Result:
+    ``input``'s shape, int64 (int32 with ``out_int32``). Functional and out variants.
+
+    Raises:
+        ArgumentTypeError (TypeError): complex operands (no order).
+        ArgumentValueError (ValueError): ``side`` not "left"/"right", or ``side="left"`` with ``right=True``.
+        ShapeError (ValueError): a 0-d ``sorted_sequence``, or leading dims that differ.
+    """
+    if side is not None and side not in ("left", "right"):
+        raise ArgumentValueError(f"searchsorted: argument 'side' must be 'left' or 'right', got {side!r}")
+    if side == "left" and right:
+        raise ArgumentValueError("searchsorted: side='left' and right=True contradict each other")
+    for arg, t in (("sorted_sequence", sorted_sequence), ("input", input)):
+        if t.dtype.kind == "c":
+            raise ArgumentTypeError(f"searchsorted: argument '{arg}' of complex dtype {t.dtype.name} (no order)")
+    s, x = sorted_sequence.shape, input.shape
+    if not s:
+        raise ShapeError("searchsorted: argument 'sorted_sequence' must have at least one dimension, got 0-d")
+    if len(s) > 1 and s[:-1] != x[:-1]:
+        raise ShapeError(
+            f"searchsorted: the leading dims of 'sorted_sequence' {_fmt(s)} and 'input' {_fmt(x)} must be equal"
+        )
+    return PlannedSpec(x, dtypes.int32 if out_int32 else dtypes.int64, right or side == "right")
+
+
+@searchsorted.impl("cpu", "cuda")
+def _searchsorted(
+    xp: ModuleType,
+    sorted_sequence: D,
+    input: D,
+    *,
+    out_int32: bool,
+    right: bool,
+    side: str | None,
+    plan: bool,
+    out: ConstOut[D],
+) -> None:
+    s, x = sorted_sequence._array, input._array
+    which = "right" if plan else "left"
+    if s.ndim == 1:
+        result: Any = xp.searchsorted(s, x, side=which)
+    else:
+        # One search per row (NumPy's and CuPy's searchsorted take a 1-D sequence).
+        rows = s.reshape(-1, s.shape[-1])
+        if rows.shape[0] == 0 or x.size == 0:
+            return
+        xs = x.reshape(rows.shape[0], -1)
+        result = xp.stack([xp.searchsorted(r, v, side=which) for r, v in zip(rows, xs, strict=True)])
+        result = result.reshape(x.shape)
+    xp.copyto(out.array, result, casting="unsafe")
