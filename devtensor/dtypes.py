@@ -116,6 +116,11 @@ def _new_dtype(spec: object, op: str, arg: str) -> DType:
         hint = ""
         if not accepted and not isinstance(spec, type) and hasattr(spec, "dtype"):
             hint = f" (to use the dtype of a {type(spec).__name__}, pass its .dtype)"
+        elif dt is not None and not dt.isnative and _CANONICAL.get(dt.newbyteorder("=")) is not None:
+            hint = (
+                f" (a non-native byte order: devtensor holds native-order data; convert the array first with "
+                f".astype({dt.newbyteorder('=').name!r}))"
+            )
         raise ArgumentTypeError(
             f"{op}: argument '{arg}' must be a supported dtype ({names}): a dtype object, a NumPy scalar type, "
             f"bool/int/float/complex or a dtype name; got {type(spec).__name__} {short_repr(spec, 80)}{hint}"

@@ -35,9 +35,9 @@ import numpy as np
 import devtensor
 from devtensor.errors import ArgumentTypeError
 from devtensor.structured import rules
-from devtensor.tensor import Tensor
+from devtensor.tensor import Tensor, check_no_internal_overlap
 
-__all__ = ["FUNCTIONS", "LIKE", "REDUCE", "UFUNCS", "array_function", "array_ufunc"]
+__all__ = ["FUNCTIONS", "LIKE", "REDUCE", "UFUNCS", "WRITES_FIRST", "array_function", "array_ufunc"]
 
 _NO: Final = object()  # an argument not given (NumPy's own ``_NoValue`` is private)
 
@@ -132,9 +132,17 @@ def _arrays(value: Any) -> Any:
     return value
 
 
-def _numpy_runs(name: str, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+#: NumPy functions (and ufunc methods, by name) that write their first argument in place.
+WRITES_FIRST: Final = {np.copyto, np.put, np.putmask, np.place, np.fill_diagonal, np.put_along_axis, "at"}
+
+
+def _numpy_runs(
+    name: str, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], writes_first: bool = False
+) -> Any:
     """NumPy's own implementation of ``name`` on the CPU tensors' arrays (TypeError for tensors elsewhere); tensors
-    passed as ``out`` are written through their memory, their versions bumped, and returned."""
+    passed as ``out`` (and the first argument of a function that writes it, ``writes_first``: ``np.copyto``,
+    ``ufunc.at``, ...) are checked writable without internal overlap, written through their memory, their versions
+    bumped; ``out`` is returned."""
     tensors = _tensors(args) + _tensors(kwargs)
     for t in tensors:
         if t.device.type != "cpu":
@@ -143,10 +151,13 @@ def _numpy_runs(name: str, call: Callable[..., Any], args: tuple[Any, ...], kwar
                 "there is no implicit transfer (as in CuPy); call .cpu() first or use a devtensor op"
             )
     outs = _tensors(kwargs.get("out"))
-    for t in outs:
-        rules.check_writable(name, "out", t)
+    written = [*outs, args[0]] if writes_first and args and isinstance(args[0], Tensor) else outs
+    for t in written:
+        arg = "out" if t in outs else "a"
+        rules.check_writable(name, arg, t)
+        check_no_internal_overlap(name, arg, t)
     result = call(*_arrays(args), **_arrays(kwargs))
-    for t in outs:
+    for t in written:
         t._storage.version += 1
     if outs:
         out = kwargs["out"]
@@ -201,7 +212,7 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
             return _reduction(REDUCE[ufunc], inputs[0], axis, keepdims, dtype, target)
         raise _Fallback
     except _Fallback:
-        return _numpy_runs(name, getattr(ufunc, method), inputs, kwargs)
+        return _numpy_runs(name, getattr(ufunc, method), inputs, kwargs, method in WRITES_FIRST)
 
 
 def _ufunc_in_dtype(fn: Callable[..., Any], fixed: dict[str, Any], inputs: Any, dtype: Any, out: Any) -> Any:
@@ -250,7 +261,7 @@ def array_function(self: Tensor, func: Any, types: Any, args: tuple[Any, ...], k
     if any(not issubclass(t, (Tensor, np.ndarray)) for t in types):
         return NotImplemented
     adapter = FUNCTIONS.get(func)
-    name = f"numpy.{getattr(func, '__name__', func)}"
+    name = f"{getattr(func, '__module__', None) or 'numpy'}.{getattr(func, '__name__', func)}"
     if adapter is None and func in LIKE:  # (these dispatch only on ``like=``, which NumPy takes out of kwargs)
         try:
             return LIKE[func](self, *args, **kwargs)
@@ -261,7 +272,7 @@ def array_function(self: Tensor, func: Any, types: Any, args: tuple[Any, ...], k
             return adapter(*args, **kwargs)
         except _Fallback:
             pass
-    return _numpy_runs(name, func, args, kwargs)
+    return _numpy_runs(name, func, args, kwargs, func in WRITES_FIRST)
 
 
 # --- NEP 18 adapters: NumPy's signature in, devtensor's op out -----------------------------------------------

@@ -12,7 +12,8 @@ Python numbers only. The rules (NumPy's NEP 50 and CuPy's device rule):
   no NumPy scalar is taken for a weak Python number.
 - **NumPy scalars where a value takes no part in promotion** (``alpha``, fill values, ``__setitem__`` values) are
   converted to the Python value (``.item()``) and must fit as a Python number would.
-- **NumPy arrays** (any ``numpy.ndarray``, 0-d included) where an op takes a tensor are wrapped without a copy as
+- **NumPy arrays** (any ``numpy.ndarray``, 0-d included; masked arrays and ``np.matrix`` are refused, their mask or
+  matrix semantics would be dropped) where an op takes a tensor are wrapped without a copy as
   CPU tensors over the caller's memory (never resized as an ``out``). An array that shares memory with a tensor
   argument of the call becomes a view of that tensor's storage, so the overlap checks and the version counter see
   one memory (``add(t, t.numpy()[::-1], out=t)`` is a partial overlap). Against tensors on another device (CUDA,
@@ -29,7 +30,7 @@ import numpy as np
 
 from devtensor.device import Device, as_device
 from devtensor.dtypes import NUMPY_SCALARS, python_scalar, to_dtype
-from devtensor.errors import DeviceMismatchError
+from devtensor.errors import ArgumentTypeError, DeviceMismatchError
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.tensor import Tensor
 
@@ -55,6 +56,12 @@ def tensor_operand(op: str, arg: str, value: object, device: Device | None, tens
         DeviceMismatchError: a NumPy array where the call's tensors are on a device other than the CPU.
     """
     if isinstance(value, np.ndarray):
+        if isinstance(value, (np.ma.MaskedArray, np.matrix)):
+            # Their meaning (a mask, matrix semantics) would be dropped silently by a plain tensor operand.
+            raise ArgumentTypeError(
+                f"{op}: argument '{arg}' is a {type(value).__name__}, whose {_MEANING[type(value) is np.matrix]} "
+                "a tensor cannot keep; convert it explicitly (np.asarray(x), or x.filled(...) for a masked array)"
+            )
         cpu, backend = _cpu()
         if device is not None and device is not cpu:
             raise DeviceMismatchError(
@@ -87,6 +94,7 @@ def tensor_operand(op: str, arg: str, value: object, device: Device | None, tens
 
 
 _CPU: list[Any] = []
+_MEANING: typing.Final = {False: "mask", True: "matrix semantics"}
 
 
 def _cpu() -> tuple[Device, Any]:

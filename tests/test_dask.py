@@ -90,8 +90,8 @@ def test_qr_and_svd_give_tensors_on_the_device() -> None:
     u, s, vh = cast(Any, np.linalg.svd(t, full_matrices=False))
     np.testing.assert_allclose(host(s), np.linalg.svd(A, compute_uv=False), rtol=1e-5)
     assert isinstance(u, Tensor) and isinstance(vh, Tensor)
-    with pytest.raises(TypeError, match=r"numpy\.qr.*meta"):
-        np.linalg.qr(dt.empty(3, 2, device="meta"))
+    q_meta = cast(Any, np.linalg.qr(dt.empty(3, 2, device="meta")))  # (devtensor.linalg.qr: meta in, meta out)
+    assert q_meta.Q.device == dt.Device("meta") and q_meta.Q.shape == (3, 2)
 
 
 @pytest.mark.parametrize(
@@ -211,8 +211,8 @@ def test_qr_on_cuda_chunks_stays_on_cuda() -> None:
 
 @pytest.mark.usefixtures("threads", "fake_cupy")
 def test_numpy_fallback_on_cuda_chunks_refuses_clearly() -> None:
-    with pytest.raises(TypeError, match=r"numpy\.cumsum.*no implicit transfer"):
-        da.cumsum(chunked("cuda"), axis=0).compute()
+    with pytest.raises(TypeError, match=r"numpy\.nancumsum.*no implicit transfer"):
+        da.nancumsum(chunked("cuda"), axis=0).compute()
 
 
 # --- devtensor.dask --------------------------------------------------------------------------------------------

@@ -185,3 +185,16 @@ def test_view_ops_of_a_numpy_array_view_its_memory() -> None:
     assert dt.transpose(np.ones((2, 3)), 0, 1).shape == (3, 2)
     with pytest.raises(ArgumentTypeError, match=r"reshape.*'self'.*str"):
         dt.reshape("x", (1,))
+
+
+def test_masked_arrays_and_matrices_are_refused_not_silently_dropped() -> None:
+    t = dt.ones(2)
+    with pytest.raises(ArgumentTypeError, match=r"add.*'other'.*MaskedArray.*mask"):
+        t + np.ma.masked_array([1.0, 2.0], mask=[0, 1])
+    with pytest.raises(ArgumentTypeError, match="matrix"):
+        dt.add(t, np.matrix([[1.0, 2.0]]))
+
+
+def test_non_native_byte_order_names_the_conversion() -> None:
+    with pytest.raises(ArgumentTypeError, match=r"byte order.*astype\('float64'\)"):
+        dt.tensor(np.ones(2, ">f8"))
