@@ -30,6 +30,7 @@ import numpy as np
 from devtensor.device import Device, as_device
 from devtensor.dtypes import NUMPY_SCALARS, SCALAR_TYPES, python_scalar, to_dtype
 from devtensor.errors import DeviceMismatchError
+from devtensor.storage import Storage
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.tensor import Tensor
 
@@ -238,12 +239,17 @@ def _one_cpu_operand(
     if kind is np.ndarray:
         new_args[index] = tensor_operand(_front_name(op, fn), arg, value, cpu, tensors)
     else:
-        new_args[index] = backend.wrap(np.array(value), cpu)
+        # (backend.wrap inline: a fresh 0-d array is its own storage root, and devtensor owns it)
+        data = np.array(value)
+        t = new_args[index] = _new(backend.tensor_class)
+        t._array, t._device, t._storage, t._shape, t._dtype = data, cpu, Storage(data), data.shape, data.dtype
+        t._write_checked = False
     return new_args
 
 
 #: NumPy scalar types seen by :func:`_one_cpu_operand`: whether devtensor supports their dtype.
 _SUPPORTED_SCALAR_TYPES: dict[type, bool] = {}
+_new = object.__new__
 
 
 def _front_name(op: StructuredOp, fn: Callable[..., Any]) -> str:
