@@ -38,10 +38,17 @@ def cases() -> list[tuple[str, Callable[[], object], Callable[[], object]]]:
     c = np.empty(100, np.float32)
     m = rng.standard_normal((10, 10)).astype(np.float32)
     ta, tb, tc, tm = dt.from_numpy(a), dt.from_numpy(b), dt.from_numpy(c), dt.from_numpy(m)
+    # NumPy operands (the fronts' NumPy-values path; the typing stubs take tensors and Python numbers only)
+    two: Any = np.float32(2)
+    b_any: Any = b
     return [
         ("add", lambda: dt.add(ta, tb), lambda: np.add(a, b)),
         ("add out=", lambda: dt.add(ta, tb, out=tc), lambda: np.add(a, b, out=c)),
         ("add_", lambda: tc.add_(tb), lambda: np.add(c, b, out=c)),
+        ("exp out=", lambda: dt.exp(ta, out=tc), lambda: np.exp(a, out=c)),
+        ("neg_", lambda: tc.neg_(), lambda: np.negative(c, out=c)),
+        ("t * np.float32(2)", lambda: ta * two, lambda: a * two),
+        ("add(t, ndarray)", lambda: dt.add(ta, b_any), lambda: np.add(a, b)),
         ("mul(a, 2.5)", lambda: dt.mul(ta, 2.5), lambda: np.multiply(a, 2.5)),
         ("exp", lambda: dt.exp(ta), lambda: np.exp(a)),
         ("sum(dim=0)", lambda: dt.sum(tm, 0), lambda: np.sum(m, axis=0)),
@@ -60,11 +67,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--number", type=int, default=20000)
     args = parser.parse_args(argv)
-    print(f"{'call':16} | {'devtensor µs':>12} | {'NumPy µs':>8} | ratio")
+    print(f"{'call':18} | {'devtensor µs':>12} | {'NumPy µs':>8} | ratio")
     for name, ours, numpy_call in cases():
         x = best(ours, args.number, args.repeat)
         y = best(numpy_call, args.number, args.repeat)
-        print(f"{name:16} | {x:12.2f} | {y:8.2f} | {x / y:.2f}")
+        print(f"{name:18} | {x:12.2f} | {y:8.2f} | {x / y:.2f}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -55,44 +55,45 @@ _Storage = COMMON.get('_Storage')
 _swap_storage = COMMON.get('_swap_storage')
 _temporary = COMMON.get('_temporary')
 _Tensor = COMMON.get('_Tensor')
+_written_then_raised = COMMON.get('_written_then_raised')
 
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.
 FINGERPRINTS = {
     'make_cpu_add': 'add|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cpu_add_': 'add|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cpu_add_': 'add|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cpu_sub': 'sub|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cpu_sub_': 'sub|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cpu_sub_': 'sub|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cpu_mul': 'mul|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_mul_': 'mul|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_mul_': 'mul|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_div': 'div|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
     'make_cpu_div_': 'div|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
     'make_cpu_remainder': 'remainder|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_remainder_': 'remainder|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_remainder_': 'remainder|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_pow': 'pow|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_pow_': 'pow|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_neg': 'neg|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_neg_': 'neg|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_neg_': 'neg|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_abs': 'abs|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_abs_': 'abs|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_abs_': 'abs|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_exp': 'exp|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_exp_': 'exp|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_exp_': 'exp|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_log': 'log|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_log_': 'log|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log_': 'log|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_sqrt': 'sqrt|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_sqrt_': 'sqrt|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sqrt_': 'sqrt|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_sin': 'sin|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_sin_': 'sin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sin_': 'sin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_cos': 'cos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_cos_': 'cos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_cos_': 'cos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_tanh': 'tanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_tanh_': 'tanh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_sigmoid': 'sigmoid|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_sigmoid_': 'sigmoid|inplace|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_maximum': 'maximum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_maximum_': 'maximum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_maximum_': 'maximum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_minimum': 'minimum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_minimum_': 'minimum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_minimum_': 'minimum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_clamp': 'clamp|functional|cpu|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
     'make_cpu_clamp_': 'clamp|inplace|cpu|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
     'make_cpu_where': 'where|functional|cpu|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -109,31 +110,31 @@ FINGERPRINTS = {
     'make_cpu_ge': 'ge|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cpu_ge_': 'ge|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cpu_logical_and': 'logical_and|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_logical_and_': 'logical_and|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logical_and_': 'logical_and|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_logical_or': 'logical_or|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_logical_or_': 'logical_or|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logical_or_': 'logical_or|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_logical_xor': 'logical_xor|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_logical_xor_': 'logical_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_logical_xor_': 'logical_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_logical_not': 'logical_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_logical_not_': 'logical_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_logical_not_': 'logical_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_bitwise_and': 'bitwise_and|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_and_': 'bitwise_and|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_and_': 'bitwise_and|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_bitwise_or': 'bitwise_or|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_or_': 'bitwise_or|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_or_': 'bitwise_or|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_bitwise_xor': 'bitwise_xor|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_xor_': 'bitwise_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_xor_': 'bitwise_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_bitwise_not': 'bitwise_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_bitwise_not_': 'bitwise_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_bitwise_not_': 'bitwise_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_bitwise_left_shift': 'bitwise_left_shift|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_left_shift_': 'bitwise_left_shift|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_left_shift_': 'bitwise_left_shift|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_bitwise_right_shift': 'bitwise_right_shift|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_right_shift_': 'bitwise_right_shift|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_bitwise_right_shift_': 'bitwise_right_shift|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_positive': 'positive|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_positive_': 'positive|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_positive_': 'positive|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_round': 'round|functional|cpu|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
     'make_cpu_round_': 'round|inplace|cpu|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
     'make_cpu_conj': 'conj|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_conj_': 'conj|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_conj_': 'conj|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_real': 'real|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_imag': 'imag|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_uniform': 'uniform|functional|cpu|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator',
@@ -208,54 +209,54 @@ FINGERPRINTS = {
     'make_cpu_trunc': 'trunc|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_trunc_': 'trunc|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_sign': 'sign|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_sign_': 'sign|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sign_': 'sign|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_square': 'square|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_square_': 'square|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_square_': 'square|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_reciprocal': 'reciprocal|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_reciprocal_': 'reciprocal|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_reciprocal_': 'reciprocal|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_log1p': 'log1p|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_log1p_': 'log1p|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log1p_': 'log1p|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_expm1': 'expm1|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_expm1_': 'expm1|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cpu_log2': 'log2|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_log2_': 'log2|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log2_': 'log2|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_log10': 'log10|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_log10_': 'log10|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_log10_': 'log10|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_isnan': 'isnan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_isinf': 'isinf|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_isfinite': 'isfinite|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_signbit': 'signbit|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_tan': 'tan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_tan_': 'tan|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_tan_': 'tan|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_asin': 'asin|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_asin_': 'asin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_asin_': 'asin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_acos': 'acos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_acos_': 'acos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_acos_': 'acos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_atan': 'atan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_atan_': 'atan|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_atan_': 'atan|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_sinh': 'sinh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_sinh_': 'sinh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_sinh_': 'sinh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_cosh': 'cosh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_cosh_': 'cosh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_cosh_': 'cosh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_asinh': 'asinh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_asinh_': 'asinh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_asinh_': 'asinh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_acosh': 'acosh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_acosh_': 'acosh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_acosh_': 'acosh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_atanh': 'atanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_atanh_': 'atanh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cpu_atanh_': 'atanh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cpu_atan2': 'atan2|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_atan2_': 'atan2|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_atan2_': 'atan2|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_hypot': 'hypot|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_hypot_': 'hypot|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_hypot_': 'hypot|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_copysign': 'copysign|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_copysign_': 'copysign|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_copysign_': 'copysign|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_logaddexp': 'logaddexp|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_float_power': 'float_power|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_float_power_': 'float_power|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_float_power_': 'float_power|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_fmod': 'fmod|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_fmod_': 'fmod|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_fmod_': 'fmod|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_nextafter': 'nextafter|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_nextafter_': 'nextafter|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cpu_nextafter_': 'nextafter|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_sum': 'sum|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
     'make_cpu_prod': 'prod|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
     'make_cpu_amax': 'amax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
@@ -289,39 +290,39 @@ FINGERPRINTS = {
     'make_cpu_einsum': 'einsum|functional|cpu|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_searchsorted': 'searchsorted|functional|cpu|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_out_int32,_default_right,_default_side',
     'make_cuda_add': 'add|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cuda_add_': 'add|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cuda_add_': 'add|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_sub': 'sub|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cuda_sub_': 'sub|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class,_default_alpha',
+    'make_cuda_sub_': 'sub|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_mul': 'mul|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_mul_': 'mul|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_mul_': 'mul|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_div': 'div|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
     'make_cuda_div_': 'div|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
     'make_cuda_remainder': 'remainder|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_remainder_': 'remainder|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_remainder_': 'remainder|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_pow': 'pow|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_pow_': 'pow|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_neg': 'neg|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_neg_': 'neg|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_neg_': 'neg|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_abs': 'abs|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_abs_': 'abs|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_abs_': 'abs|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_exp': 'exp|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_exp_': 'exp|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_exp_': 'exp|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_log': 'log|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_log_': 'log|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log_': 'log|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_sqrt': 'sqrt|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_sqrt_': 'sqrt|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sqrt_': 'sqrt|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_sin': 'sin|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_sin_': 'sin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sin_': 'sin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_cos': 'cos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_cos_': 'cos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_cos_': 'cos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_tanh': 'tanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_tanh_': 'tanh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_sigmoid': 'sigmoid|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_sigmoid_': 'sigmoid|inplace|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_maximum': 'maximum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_maximum_': 'maximum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_maximum_': 'maximum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_minimum': 'minimum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_minimum_': 'minimum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_minimum_': 'minimum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_clamp': 'clamp|functional|cuda|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
     'make_cuda_clamp_': 'clamp|inplace|cuda|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
     'make_cuda_where': 'where|functional|cuda|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -338,31 +339,31 @@ FINGERPRINTS = {
     'make_cuda_ge': 'ge|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cuda_ge_': 'ge|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
     'make_cuda_logical_and': 'logical_and|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_logical_and_': 'logical_and|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logical_and_': 'logical_and|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_logical_or': 'logical_or|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_logical_or_': 'logical_or|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logical_or_': 'logical_or|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_logical_xor': 'logical_xor|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_logical_xor_': 'logical_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_logical_xor_': 'logical_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_logical_not': 'logical_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_logical_not_': 'logical_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_logical_not_': 'logical_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_bitwise_and': 'bitwise_and|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_and_': 'bitwise_and|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_and_': 'bitwise_and|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_bitwise_or': 'bitwise_or|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_or_': 'bitwise_or|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_or_': 'bitwise_or|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_bitwise_xor': 'bitwise_xor|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_xor_': 'bitwise_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_xor_': 'bitwise_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_bitwise_not': 'bitwise_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_bitwise_not_': 'bitwise_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_bitwise_not_': 'bitwise_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_bitwise_left_shift': 'bitwise_left_shift|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_left_shift_': 'bitwise_left_shift|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_left_shift_': 'bitwise_left_shift|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_bitwise_right_shift': 'bitwise_right_shift|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_right_shift_': 'bitwise_right_shift|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_bitwise_right_shift_': 'bitwise_right_shift|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_positive': 'positive|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_positive_': 'positive|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_positive_': 'positive|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_round': 'round|functional|cuda|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
     'make_cuda_round_': 'round|inplace|cuda|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
     'make_cuda_conj': 'conj|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_conj_': 'conj|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_conj_': 'conj|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_real': 'real|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_imag': 'imag|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_uniform': 'uniform|functional|cuda|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator',
@@ -437,54 +438,54 @@ FINGERPRINTS = {
     'make_cuda_trunc': 'trunc|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_trunc_': 'trunc|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_sign': 'sign|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_sign_': 'sign|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sign_': 'sign|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_square': 'square|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_square_': 'square|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_square_': 'square|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_reciprocal': 'reciprocal|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_reciprocal_': 'reciprocal|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_reciprocal_': 'reciprocal|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_log1p': 'log1p|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_log1p_': 'log1p|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log1p_': 'log1p|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_expm1': 'expm1|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_expm1_': 'expm1|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
     'make_cuda_log2': 'log2|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_log2_': 'log2|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log2_': 'log2|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_log10': 'log10|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_log10_': 'log10|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_log10_': 'log10|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_isnan': 'isnan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_isinf': 'isinf|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_isfinite': 'isfinite|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_signbit': 'signbit|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_tan': 'tan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_tan_': 'tan|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_tan_': 'tan|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_asin': 'asin|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_asin_': 'asin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_asin_': 'asin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_acos': 'acos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_acos_': 'acos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_acos_': 'acos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_atan': 'atan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_atan_': 'atan|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_atan_': 'atan|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_sinh': 'sinh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_sinh_': 'sinh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_sinh_': 'sinh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_cosh': 'cosh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_cosh_': 'cosh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_cosh_': 'cosh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_asinh': 'asinh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_asinh_': 'asinh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_asinh_': 'asinh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_acosh': 'acosh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_acosh_': 'acosh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_acosh_': 'acosh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_atanh': 'atanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_atanh_': 'atanh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
+    'make_cuda_atanh_': 'atanh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
     'make_cuda_atan2': 'atan2|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_atan2_': 'atan2|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_atan2_': 'atan2|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_hypot': 'hypot|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_hypot_': 'hypot|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_hypot_': 'hypot|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_copysign': 'copysign|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_copysign_': 'copysign|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_copysign_': 'copysign|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_logaddexp': 'logaddexp|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_float_power': 'float_power|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_float_power_': 'float_power|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_float_power_': 'float_power|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_fmod': 'fmod|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_fmod_': 'fmod|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_fmod_': 'fmod|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_nextafter': 'nextafter|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_nextafter_': 'nextafter|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
+    'make_cuda_nextafter_': 'nextafter|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_sum': 'sum|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
     'make_cuda_prod': 'prod|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
     'make_cuda_amax': 'amax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
@@ -596,7 +597,16 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -609,7 +619,16 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -698,7 +717,16 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -711,7 +739,16 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -730,7 +767,7 @@ def make_cpu_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class, _default_alpha):
     def add_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self', _Class)
@@ -755,7 +792,16 @@ def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -768,7 +814,16 @@ def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -805,7 +860,16 @@ def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -818,7 +882,16 @@ def make_cpu_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -912,7 +985,16 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -925,7 +1007,16 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -1014,7 +1105,16 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -1027,7 +1127,16 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -1046,7 +1155,7 @@ def make_cpu_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class, _default_alpha):
     def sub_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self', _Class)
@@ -1071,7 +1180,16 @@ def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -1084,7 +1202,16 @@ def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -1121,7 +1248,16 @@ def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -1134,7 +1270,16 @@ def make_cpu_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -1227,7 +1372,16 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -1240,7 +1394,16 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -1328,7 +1491,16 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -1341,7 +1513,16 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -1360,7 +1541,7 @@ def make_cpu_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def mul_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -1384,7 +1565,16 @@ def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -1397,7 +1587,16 @@ def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -1433,7 +1632,16 @@ def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -1446,7 +1654,16 @@ def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -1827,7 +2044,16 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -1840,7 +2066,16 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -1928,7 +2163,16 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -1941,7 +2185,16 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -1960,7 +2213,7 @@ def make_cpu_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def remainder_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -1984,7 +2237,16 @@ def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -1997,7 +2259,16 @@ def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -2033,7 +2304,16 @@ def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -2046,7 +2326,16 @@ def make_cpu_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -2409,7 +2698,16 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -2422,7 +2720,16 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -2492,7 +2799,16 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -2505,7 +2821,16 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -2524,7 +2849,7 @@ def make_cpu_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def neg_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -2539,7 +2864,16 @@ def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -2552,7 +2886,16 @@ def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -2579,7 +2922,16 @@ def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -2592,7 +2944,16 @@ def make_cpu_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -2667,7 +3028,16 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -2680,7 +3050,16 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -2750,7 +3129,16 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -2763,7 +3151,16 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -2782,7 +3179,7 @@ def make_cpu_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def abs_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -2797,7 +3194,16 @@ def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -2810,7 +3216,16 @@ def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -2837,7 +3252,16 @@ def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -2850,7 +3274,16 @@ def make_cpu_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -2925,7 +3358,16 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -2938,7 +3380,16 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3008,7 +3459,16 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3021,7 +3481,16 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3040,7 +3509,7 @@ def make_cpu_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def exp_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -3055,7 +3524,16 @@ def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3068,7 +3546,16 @@ def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3095,7 +3582,16 @@ def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3108,7 +3604,16 @@ def make_cpu_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3183,7 +3688,16 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3196,7 +3710,16 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3266,7 +3789,16 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3279,7 +3811,16 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3298,7 +3839,7 @@ def make_cpu_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -3313,7 +3854,16 @@ def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3326,7 +3876,16 @@ def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3353,7 +3912,16 @@ def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3366,7 +3934,16 @@ def make_cpu_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3441,7 +4018,16 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3454,7 +4040,16 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3524,7 +4119,16 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3537,7 +4141,16 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3556,7 +4169,7 @@ def make_cpu_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sqrt_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -3571,7 +4184,16 @@ def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3584,7 +4206,16 @@ def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3611,7 +4242,16 @@ def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3624,7 +4264,16 @@ def make_cpu_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3699,7 +4348,16 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3712,7 +4370,16 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3782,7 +4449,16 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3795,7 +4471,16 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3814,7 +4499,7 @@ def make_cpu_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sin_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -3829,7 +4514,16 @@ def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3842,7 +4536,16 @@ def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3869,7 +4572,16 @@ def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3882,7 +4594,16 @@ def make_cpu_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3957,7 +4678,16 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3970,7 +4700,16 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -4040,7 +4779,16 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -4053,7 +4801,16 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -4072,7 +4829,7 @@ def make_cpu_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def cos_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -4087,7 +4844,16 @@ def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -4100,7 +4866,16 @@ def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -4127,7 +4902,16 @@ def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -4140,7 +4924,16 @@ def make_cpu_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -4729,7 +5522,16 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -4742,7 +5544,16 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -4830,7 +5641,16 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -4843,7 +5663,16 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -4862,7 +5691,7 @@ def make_cpu_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def maximum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -4886,7 +5715,16 @@ def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -4899,7 +5737,16 @@ def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -4935,7 +5782,16 @@ def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -4948,7 +5804,16 @@ def make_cpu_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -5041,7 +5906,16 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -5054,7 +5928,16 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -5142,7 +6025,16 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -5155,7 +6047,16 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -5174,7 +6075,7 @@ def make_cpu_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def minimum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -5198,7 +6099,16 @@ def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -5211,7 +6121,16 @@ def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -5247,7 +6166,16 @@ def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -5260,7 +6188,16 @@ def make_cpu_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -7651,7 +8588,16 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -7664,7 +8610,16 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -7752,7 +8707,16 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -7765,7 +8729,16 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -7784,7 +8757,7 @@ def make_cpu_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logical_and_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -7808,7 +8781,16 @@ def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -7821,7 +8803,16 @@ def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -7857,7 +8848,16 @@ def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -7870,7 +8870,16 @@ def make_cpu_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -7963,7 +8972,16 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -7976,7 +8994,16 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8064,7 +9091,16 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8077,7 +9113,16 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8096,7 +9141,7 @@ def make_cpu_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logical_or_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -8120,7 +9165,16 @@ def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8133,7 +9187,16 @@ def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8169,7 +9232,16 @@ def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8182,7 +9254,16 @@ def make_cpu_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8275,7 +9356,16 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8288,7 +9378,16 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8376,7 +9475,16 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8389,7 +9497,16 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8408,7 +9525,7 @@ def make_cpu_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logical_xor_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -8432,7 +9549,16 @@ def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8445,7 +9571,16 @@ def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8481,7 +9616,16 @@ def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8494,7 +9638,16 @@ def make_cpu_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8569,7 +9722,16 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8582,7 +9744,16 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8652,7 +9823,16 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8665,7 +9845,16 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8684,7 +9873,7 @@ def make_cpu_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def logical_not_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -8699,7 +9888,16 @@ def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8712,7 +9910,16 @@ def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8739,7 +9946,16 @@ def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8752,7 +9968,16 @@ def make_cpu_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8845,7 +10070,16 @@ def make_cpu_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8858,7 +10092,16 @@ def make_cpu_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8946,7 +10189,16 @@ def make_cpu_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8959,7 +10211,16 @@ def make_cpu_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8978,7 +10239,7 @@ def make_cpu_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cpu_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_and_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -9002,7 +10263,16 @@ def make_cpu_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9015,7 +10285,16 @@ def make_cpu_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9051,7 +10330,16 @@ def make_cpu_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9064,7 +10352,16 @@ def make_cpu_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9157,7 +10454,16 @@ def make_cpu_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9170,7 +10476,16 @@ def make_cpu_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9258,7 +10573,16 @@ def make_cpu_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9271,7 +10595,16 @@ def make_cpu_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9290,7 +10623,7 @@ def make_cpu_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cpu_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_or_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -9314,7 +10647,16 @@ def make_cpu_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9327,7 +10669,16 @@ def make_cpu_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9363,7 +10714,16 @@ def make_cpu_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9376,7 +10736,16 @@ def make_cpu_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9469,7 +10838,16 @@ def make_cpu_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9482,7 +10860,16 @@ def make_cpu_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9570,7 +10957,16 @@ def make_cpu_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9583,7 +10979,16 @@ def make_cpu_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9602,7 +11007,7 @@ def make_cpu_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cpu_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_xor_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -9626,7 +11031,16 @@ def make_cpu_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9639,7 +11053,16 @@ def make_cpu_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9675,7 +11098,16 @@ def make_cpu_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9688,7 +11120,16 @@ def make_cpu_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9763,7 +11204,16 @@ def make_cpu_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9776,7 +11226,16 @@ def make_cpu_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9846,7 +11305,16 @@ def make_cpu_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9859,7 +11327,16 @@ def make_cpu_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9878,7 +11355,7 @@ def make_cpu_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cpu_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def bitwise_not_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -9893,7 +11370,16 @@ def make_cpu_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9906,7 +11392,16 @@ def make_cpu_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9933,7 +11428,16 @@ def make_cpu_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9946,7 +11450,16 @@ def make_cpu_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -10039,7 +11552,16 @@ def make_cpu_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10052,7 +11574,16 @@ def make_cpu_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -10140,7 +11671,16 @@ def make_cpu_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10153,7 +11693,16 @@ def make_cpu_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -10172,7 +11721,7 @@ def make_cpu_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_
     return _public, _raw
 
 
-def make_cpu_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_left_shift_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -10196,7 +11745,16 @@ def make_cpu_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -10209,7 +11767,16 @@ def make_cpu_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -10245,7 +11812,16 @@ def make_cpu_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -10258,7 +11834,16 @@ def make_cpu_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -10351,7 +11936,16 @@ def make_cpu_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10364,7 +11958,16 @@ def make_cpu_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -10452,7 +12055,16 @@ def make_cpu_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10465,7 +12077,16 @@ def make_cpu_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -10484,7 +12105,7 @@ def make_cpu_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out
     return _public, _raw
 
 
-def make_cpu_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_right_shift_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -10508,7 +12129,16 @@ def make_cpu_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _ou
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -10521,7 +12151,16 @@ def make_cpu_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _ou
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -10557,7 +12196,16 @@ def make_cpu_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _ou
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -10570,7 +12218,16 @@ def make_cpu_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _ou
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -10645,7 +12302,16 @@ def make_cpu_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10658,7 +12324,16 @@ def make_cpu_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -10728,7 +12403,16 @@ def make_cpu_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10741,7 +12425,16 @@ def make_cpu_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -10760,7 +12453,7 @@ def make_cpu_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cpu_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def positive_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -10775,7 +12468,16 @@ def make_cpu_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -10788,7 +12490,16 @@ def make_cpu_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -10815,7 +12526,16 @@ def make_cpu_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -10828,7 +12548,16 @@ def make_cpu_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -11149,7 +12878,16 @@ def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -11162,7 +12900,16 @@ def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -11232,7 +12979,16 @@ def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -11245,7 +13001,16 @@ def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -11264,7 +13029,7 @@ def make_cpu_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def conj_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -11279,7 +13044,16 @@ def make_cpu_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -11292,7 +13066,16 @@ def make_cpu_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -11319,7 +13102,16 @@ def make_cpu_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -11332,7 +13124,16 @@ def make_cpu_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -22321,7 +24122,16 @@ def make_cpu_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22334,7 +24144,16 @@ def make_cpu_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -22404,7 +24223,16 @@ def make_cpu_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22417,7 +24245,16 @@ def make_cpu_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -22436,7 +24273,7 @@ def make_cpu_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sign_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -22451,7 +24288,16 @@ def make_cpu_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -22464,7 +24310,16 @@ def make_cpu_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -22491,7 +24346,16 @@ def make_cpu_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -22504,7 +24368,16 @@ def make_cpu_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -22579,7 +24452,16 @@ def make_cpu_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22592,7 +24474,16 @@ def make_cpu_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -22662,7 +24553,16 @@ def make_cpu_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22675,7 +24575,16 @@ def make_cpu_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -22694,7 +24603,7 @@ def make_cpu_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def square_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -22709,7 +24618,16 @@ def make_cpu_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -22722,7 +24640,16 @@ def make_cpu_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -22749,7 +24676,16 @@ def make_cpu_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -22762,7 +24698,16 @@ def make_cpu_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -22837,7 +24782,16 @@ def make_cpu_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22850,7 +24804,16 @@ def make_cpu_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -22920,7 +24883,16 @@ def make_cpu_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22933,7 +24905,16 @@ def make_cpu_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -22952,7 +24933,7 @@ def make_cpu_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cpu_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def reciprocal_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -22967,7 +24948,16 @@ def make_cpu_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -22980,7 +24970,16 @@ def make_cpu_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -23007,7 +25006,16 @@ def make_cpu_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -23020,7 +25028,16 @@ def make_cpu_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -23095,7 +25112,16 @@ def make_cpu_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -23108,7 +25134,16 @@ def make_cpu_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -23178,7 +25213,16 @@ def make_cpu_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -23191,7 +25235,16 @@ def make_cpu_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -23210,7 +25263,7 @@ def make_cpu_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log1p_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -23225,7 +25278,16 @@ def make_cpu_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -23238,7 +25300,16 @@ def make_cpu_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -23265,7 +25336,16 @@ def make_cpu_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -23278,7 +25358,16 @@ def make_cpu_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -23603,7 +25692,16 @@ def make_cpu_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -23616,7 +25714,16 @@ def make_cpu_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -23686,7 +25793,16 @@ def make_cpu_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -23699,7 +25815,16 @@ def make_cpu_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -23718,7 +25843,7 @@ def make_cpu_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log2_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -23733,7 +25858,16 @@ def make_cpu_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -23746,7 +25880,16 @@ def make_cpu_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -23773,7 +25916,16 @@ def make_cpu_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -23786,7 +25938,16 @@ def make_cpu_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -23861,7 +26022,16 @@ def make_cpu_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -23874,7 +26044,16 @@ def make_cpu_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -23944,7 +26123,16 @@ def make_cpu_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -23957,7 +26145,16 @@ def make_cpu_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -23976,7 +26173,7 @@ def make_cpu_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log10_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -23991,7 +26188,16 @@ def make_cpu_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -24004,7 +26210,16 @@ def make_cpu_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -24031,7 +26246,16 @@ def make_cpu_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -24044,7 +26268,16 @@ def make_cpu_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -24119,7 +26352,16 @@ def make_cpu_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24132,7 +26374,16 @@ def make_cpu_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24202,7 +26453,16 @@ def make_cpu_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24215,7 +26475,16 @@ def make_cpu_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24291,7 +26560,16 @@ def make_cpu_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24304,7 +26582,16 @@ def make_cpu_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24374,7 +26661,16 @@ def make_cpu_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24387,7 +26683,16 @@ def make_cpu_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24463,7 +26768,16 @@ def make_cpu_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24476,7 +26790,16 @@ def make_cpu_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24546,7 +26869,16 @@ def make_cpu_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24559,7 +26891,16 @@ def make_cpu_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24635,7 +26976,16 @@ def make_cpu_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24648,7 +26998,16 @@ def make_cpu_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24718,7 +27077,16 @@ def make_cpu_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24731,7 +27099,16 @@ def make_cpu_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24807,7 +27184,16 @@ def make_cpu_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24820,7 +27206,16 @@ def make_cpu_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24890,7 +27285,16 @@ def make_cpu_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24903,7 +27307,16 @@ def make_cpu_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24922,7 +27335,7 @@ def make_cpu_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def tan_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -24937,7 +27350,16 @@ def make_cpu_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -24950,7 +27372,16 @@ def make_cpu_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -24977,7 +27408,16 @@ def make_cpu_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -24990,7 +27430,16 @@ def make_cpu_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -25065,7 +27514,16 @@ def make_cpu_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25078,7 +27536,16 @@ def make_cpu_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25148,7 +27615,16 @@ def make_cpu_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25161,7 +27637,16 @@ def make_cpu_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25180,7 +27665,7 @@ def make_cpu_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def asin_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -25195,7 +27680,16 @@ def make_cpu_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25208,7 +27702,16 @@ def make_cpu_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -25235,7 +27738,16 @@ def make_cpu_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25248,7 +27760,16 @@ def make_cpu_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -25323,7 +27844,16 @@ def make_cpu_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25336,7 +27866,16 @@ def make_cpu_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25406,7 +27945,16 @@ def make_cpu_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25419,7 +27967,16 @@ def make_cpu_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25438,7 +27995,7 @@ def make_cpu_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def acos_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -25453,7 +28010,16 @@ def make_cpu_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25466,7 +28032,16 @@ def make_cpu_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -25493,7 +28068,16 @@ def make_cpu_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25506,7 +28090,16 @@ def make_cpu_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -25581,7 +28174,16 @@ def make_cpu_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25594,7 +28196,16 @@ def make_cpu_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25664,7 +28275,16 @@ def make_cpu_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25677,7 +28297,16 @@ def make_cpu_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25696,7 +28325,7 @@ def make_cpu_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def atan_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -25711,7 +28340,16 @@ def make_cpu_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25724,7 +28362,16 @@ def make_cpu_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -25751,7 +28398,16 @@ def make_cpu_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25764,7 +28420,16 @@ def make_cpu_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -25839,7 +28504,16 @@ def make_cpu_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25852,7 +28526,16 @@ def make_cpu_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25922,7 +28605,16 @@ def make_cpu_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25935,7 +28627,16 @@ def make_cpu_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25954,7 +28655,7 @@ def make_cpu_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sinh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -25969,7 +28670,16 @@ def make_cpu_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25982,7 +28692,16 @@ def make_cpu_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26009,7 +28728,16 @@ def make_cpu_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26022,7 +28750,16 @@ def make_cpu_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26097,7 +28834,16 @@ def make_cpu_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26110,7 +28856,16 @@ def make_cpu_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26180,7 +28935,16 @@ def make_cpu_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26193,7 +28957,16 @@ def make_cpu_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26212,7 +28985,7 @@ def make_cpu_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def cosh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -26227,7 +29000,16 @@ def make_cpu_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26240,7 +29022,16 @@ def make_cpu_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26267,7 +29058,16 @@ def make_cpu_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26280,7 +29080,16 @@ def make_cpu_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26355,7 +29164,16 @@ def make_cpu_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26368,7 +29186,16 @@ def make_cpu_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26438,7 +29265,16 @@ def make_cpu_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26451,7 +29287,16 @@ def make_cpu_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26470,7 +29315,7 @@ def make_cpu_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def asinh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -26485,7 +29330,16 @@ def make_cpu_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26498,7 +29352,16 @@ def make_cpu_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26525,7 +29388,16 @@ def make_cpu_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26538,7 +29410,16 @@ def make_cpu_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26613,7 +29494,16 @@ def make_cpu_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26626,7 +29516,16 @@ def make_cpu_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26696,7 +29595,16 @@ def make_cpu_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26709,7 +29617,16 @@ def make_cpu_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26728,7 +29645,7 @@ def make_cpu_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def acosh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -26743,7 +29660,16 @@ def make_cpu_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26756,7 +29682,16 @@ def make_cpu_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26783,7 +29718,16 @@ def make_cpu_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26796,7 +29740,16 @@ def make_cpu_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26871,7 +29824,16 @@ def make_cpu_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26884,7 +29846,16 @@ def make_cpu_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26954,7 +29925,16 @@ def make_cpu_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26967,7 +29947,16 @@ def make_cpu_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26986,7 +29975,7 @@ def make_cpu_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cpu_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def atanh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -27001,7 +29990,16 @@ def make_cpu_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27014,7 +30012,16 @@ def make_cpu_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27041,7 +30048,16 @@ def make_cpu_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27054,7 +30070,16 @@ def make_cpu_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27147,7 +30172,16 @@ def make_cpu_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -27160,7 +30194,16 @@ def make_cpu_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -27248,7 +30291,16 @@ def make_cpu_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -27261,7 +30313,16 @@ def make_cpu_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -27280,7 +30341,7 @@ def make_cpu_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def atan2_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -27304,7 +30365,16 @@ def make_cpu_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27317,7 +30387,16 @@ def make_cpu_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27353,7 +30432,16 @@ def make_cpu_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27366,7 +30454,16 @@ def make_cpu_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27459,7 +30556,16 @@ def make_cpu_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -27472,7 +30578,16 @@ def make_cpu_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -27560,7 +30675,16 @@ def make_cpu_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -27573,7 +30697,16 @@ def make_cpu_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -27592,7 +30725,7 @@ def make_cpu_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cpu_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def hypot_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -27616,7 +30749,16 @@ def make_cpu_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27629,7 +30771,16 @@ def make_cpu_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27665,7 +30816,16 @@ def make_cpu_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27678,7 +30838,16 @@ def make_cpu_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27771,7 +30940,16 @@ def make_cpu_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -27784,7 +30962,16 @@ def make_cpu_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -27872,7 +31059,16 @@ def make_cpu_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -27885,7 +31081,16 @@ def make_cpu_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -27904,7 +31109,7 @@ def make_cpu_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cpu_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def copysign_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -27928,7 +31133,16 @@ def make_cpu_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27941,7 +31155,16 @@ def make_cpu_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27977,7 +31200,16 @@ def make_cpu_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27990,7 +31222,16 @@ def make_cpu_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -28083,7 +31324,16 @@ def make_cpu_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28096,7 +31346,16 @@ def make_cpu_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28184,7 +31443,16 @@ def make_cpu_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28197,7 +31465,16 @@ def make_cpu_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28291,7 +31568,16 @@ def make_cpu_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28304,7 +31590,16 @@ def make_cpu_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28392,7 +31687,16 @@ def make_cpu_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28405,7 +31709,16 @@ def make_cpu_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28424,7 +31737,7 @@ def make_cpu_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cpu_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def float_power_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -28448,7 +31761,16 @@ def make_cpu_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -28461,7 +31783,16 @@ def make_cpu_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -28497,7 +31828,16 @@ def make_cpu_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -28510,7 +31850,16 @@ def make_cpu_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -28603,7 +31952,16 @@ def make_cpu_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28616,7 +31974,16 @@ def make_cpu_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28704,7 +32071,16 @@ def make_cpu_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28717,7 +32093,16 @@ def make_cpu_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28736,7 +32121,7 @@ def make_cpu_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def fmod_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -28760,7 +32145,16 @@ def make_cpu_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -28773,7 +32167,16 @@ def make_cpu_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -28809,7 +32212,16 @@ def make_cpu_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -28822,7 +32234,16 @@ def make_cpu_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -28915,7 +32336,16 @@ def make_cpu_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28928,7 +32358,16 @@ def make_cpu_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -29016,7 +32455,16 @@ def make_cpu_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -29029,7 +32477,16 @@ def make_cpu_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -29048,7 +32505,7 @@ def make_cpu_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cpu_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cpu_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def nextafter_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -29072,7 +32529,16 @@ def make_cpu_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -29085,7 +32551,16 @@ def make_cpu_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -29121,7 +32596,16 @@ def make_cpu_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -29134,7 +32618,16 @@ def make_cpu_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -34206,7 +37699,16 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -34219,7 +37721,16 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -34308,7 +37819,16 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -34321,7 +37841,16 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -34340,7 +37869,7 @@ def make_cuda_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class, _default_alpha):
     def add_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self', _Class)
@@ -34365,7 +37894,16 @@ def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -34378,7 +37916,16 @@ def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -34415,7 +37962,16 @@ def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -34428,7 +37984,16 @@ def make_cuda_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -34522,7 +38087,16 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -34535,7 +38109,16 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -34624,7 +38207,16 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -34637,7 +38229,16 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -34656,7 +38257,7 @@ def make_cuda_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class, _default_alpha):
+def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class, _default_alpha):
     def sub_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self', _Class)
@@ -34681,7 +38282,16 @@ def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -34694,7 +38304,16 @@ def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -34731,7 +38350,16 @@ def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -34744,7 +38372,16 @@ def make_cuda_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -34837,7 +38474,16 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -34850,7 +38496,16 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -34938,7 +38593,16 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -34951,7 +38615,16 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -34970,7 +38643,7 @@ def make_cuda_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def mul_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -34994,7 +38667,16 @@ def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -35007,7 +38689,16 @@ def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -35043,7 +38734,16 @@ def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -35056,7 +38756,16 @@ def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -35437,7 +39146,16 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -35450,7 +39168,16 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -35538,7 +39265,16 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -35551,7 +39287,16 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -35570,7 +39315,7 @@ def make_cuda_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def remainder_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -35594,7 +39339,16 @@ def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -35607,7 +39361,16 @@ def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -35643,7 +39406,16 @@ def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -35656,7 +39428,16 @@ def make_cuda_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -36019,7 +39800,16 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36032,7 +39822,16 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36102,7 +39901,16 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36115,7 +39923,16 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36134,7 +39951,7 @@ def make_cuda_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def neg_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -36149,7 +39966,16 @@ def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -36162,7 +39988,16 @@ def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -36189,7 +40024,16 @@ def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -36202,7 +40046,16 @@ def make_cuda_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -36277,7 +40130,16 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36290,7 +40152,16 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36360,7 +40231,16 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36373,7 +40253,16 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36392,7 +40281,7 @@ def make_cuda_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def abs_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -36407,7 +40296,16 @@ def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -36420,7 +40318,16 @@ def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -36447,7 +40354,16 @@ def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -36460,7 +40376,16 @@ def make_cuda_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -36535,7 +40460,16 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36548,7 +40482,16 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36618,7 +40561,16 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36631,7 +40583,16 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36650,7 +40611,7 @@ def make_cuda_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def exp_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -36665,7 +40626,16 @@ def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -36678,7 +40648,16 @@ def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -36705,7 +40684,16 @@ def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -36718,7 +40706,16 @@ def make_cuda_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -36793,7 +40790,16 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36806,7 +40812,16 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36876,7 +40891,16 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36889,7 +40913,16 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36908,7 +40941,7 @@ def make_cuda_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -36923,7 +40956,16 @@ def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -36936,7 +40978,16 @@ def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -36963,7 +41014,16 @@ def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -36976,7 +41036,16 @@ def make_cuda_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -37051,7 +41120,16 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37064,7 +41142,16 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37134,7 +41221,16 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37147,7 +41243,16 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37166,7 +41271,7 @@ def make_cuda_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sqrt_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -37181,7 +41286,16 @@ def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -37194,7 +41308,16 @@ def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -37221,7 +41344,16 @@ def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -37234,7 +41366,16 @@ def make_cuda_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -37309,7 +41450,16 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37322,7 +41472,16 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37392,7 +41551,16 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37405,7 +41573,16 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37424,7 +41601,7 @@ def make_cuda_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sin_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -37439,7 +41616,16 @@ def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -37452,7 +41638,16 @@ def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -37479,7 +41674,16 @@ def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -37492,7 +41696,16 @@ def make_cuda_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -37567,7 +41780,16 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37580,7 +41802,16 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37650,7 +41881,16 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37663,7 +41903,16 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37682,7 +41931,7 @@ def make_cuda_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def cos_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -37697,7 +41946,16 @@ def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -37710,7 +41968,16 @@ def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -37737,7 +42004,16 @@ def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -37750,7 +42026,16 @@ def make_cuda_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -38339,7 +42624,16 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -38352,7 +42646,16 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -38440,7 +42743,16 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -38453,7 +42765,16 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -38472,7 +42793,7 @@ def make_cuda_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def maximum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -38496,7 +42817,16 @@ def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -38509,7 +42839,16 @@ def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -38545,7 +42884,16 @@ def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -38558,7 +42906,16 @@ def make_cuda_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -38651,7 +43008,16 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -38664,7 +43030,16 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -38752,7 +43127,16 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -38765,7 +43149,16 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -38784,7 +43177,7 @@ def make_cuda_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def minimum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -38808,7 +43201,16 @@ def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -38821,7 +43223,16 @@ def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -38857,7 +43268,16 @@ def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -38870,7 +43290,16 @@ def make_cuda_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -41261,7 +45690,16 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -41274,7 +45712,16 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -41362,7 +45809,16 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -41375,7 +45831,16 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -41394,7 +45859,7 @@ def make_cuda_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logical_and_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -41418,7 +45883,16 @@ def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -41431,7 +45905,16 @@ def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -41467,7 +45950,16 @@ def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -41480,7 +45972,16 @@ def make_cuda_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -41573,7 +46074,16 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -41586,7 +46096,16 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -41674,7 +46193,16 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -41687,7 +46215,16 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -41706,7 +46243,7 @@ def make_cuda_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logical_or_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -41730,7 +46267,16 @@ def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -41743,7 +46289,16 @@ def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -41779,7 +46334,16 @@ def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -41792,7 +46356,16 @@ def make_cuda_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -41885,7 +46458,16 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -41898,7 +46480,16 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -41986,7 +46577,16 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -41999,7 +46599,16 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -42018,7 +46627,7 @@ def make_cuda_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def logical_xor_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -42042,7 +46651,16 @@ def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -42055,7 +46673,16 @@ def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -42091,7 +46718,16 @@ def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -42104,7 +46740,16 @@ def make_cuda_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -42179,7 +46824,16 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -42192,7 +46846,16 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -42262,7 +46925,16 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -42275,7 +46947,16 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -42294,7 +46975,7 @@ def make_cuda_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def logical_not_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -42309,7 +46990,16 @@ def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -42322,7 +47012,16 @@ def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -42349,7 +47048,16 @@ def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -42362,7 +47070,16 @@ def make_cuda_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -42455,7 +47172,16 @@ def make_cuda_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -42468,7 +47194,16 @@ def make_cuda_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -42556,7 +47291,16 @@ def make_cuda_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -42569,7 +47313,16 @@ def make_cuda_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -42588,7 +47341,7 @@ def make_cuda_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cuda_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_and_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -42612,7 +47365,16 @@ def make_cuda_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -42625,7 +47387,16 @@ def make_cuda_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -42661,7 +47432,16 @@ def make_cuda_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -42674,7 +47454,16 @@ def make_cuda_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -42767,7 +47556,16 @@ def make_cuda_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -42780,7 +47578,16 @@ def make_cuda_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -42868,7 +47675,16 @@ def make_cuda_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -42881,7 +47697,16 @@ def make_cuda_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -42900,7 +47725,7 @@ def make_cuda_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cuda_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_or_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -42924,7 +47749,16 @@ def make_cuda_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -42937,7 +47771,16 @@ def make_cuda_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -42973,7 +47816,16 @@ def make_cuda_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -42986,7 +47838,16 @@ def make_cuda_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -43079,7 +47940,16 @@ def make_cuda_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -43092,7 +47962,16 @@ def make_cuda_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -43180,7 +48059,16 @@ def make_cuda_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -43193,7 +48081,16 @@ def make_cuda_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -43212,7 +48109,7 @@ def make_cuda_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cuda_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_xor_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -43236,7 +48133,16 @@ def make_cuda_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -43249,7 +48155,16 @@ def make_cuda_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -43285,7 +48200,16 @@ def make_cuda_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -43298,7 +48222,16 @@ def make_cuda_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -43373,7 +48306,16 @@ def make_cuda_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -43386,7 +48328,16 @@ def make_cuda_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -43456,7 +48407,16 @@ def make_cuda_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -43469,7 +48429,16 @@ def make_cuda_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -43488,7 +48457,7 @@ def make_cuda_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cuda_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def bitwise_not_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -43503,7 +48472,16 @@ def make_cuda_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -43516,7 +48494,16 @@ def make_cuda_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -43543,7 +48530,16 @@ def make_cuda_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -43556,7 +48552,16 @@ def make_cuda_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -43649,7 +48654,16 @@ def make_cuda_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -43662,7 +48676,16 @@ def make_cuda_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -43750,7 +48773,16 @@ def make_cuda_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -43763,7 +48795,16 @@ def make_cuda_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -43782,7 +48823,7 @@ def make_cuda_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out
     return _public, _raw
 
 
-def make_cuda_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_left_shift_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -43806,7 +48847,16 @@ def make_cuda_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _ou
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -43819,7 +48869,16 @@ def make_cuda_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _ou
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -43855,7 +48914,16 @@ def make_cuda_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _ou
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -43868,7 +48936,16 @@ def make_cuda_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _ou
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -43961,7 +49038,16 @@ def make_cuda_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _ou
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -43974,7 +49060,16 @@ def make_cuda_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _ou
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -44062,7 +49157,16 @@ def make_cuda_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _ou
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -44075,7 +49179,16 @@ def make_cuda_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _ou
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -44094,7 +49207,7 @@ def make_cuda_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _ou
     return _public, _raw
 
 
-def make_cuda_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def bitwise_right_shift_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -44118,7 +49231,16 @@ def make_cuda_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _o
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -44131,7 +49253,16 @@ def make_cuda_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _o
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -44167,7 +49298,16 @@ def make_cuda_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _o
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -44180,7 +49320,16 @@ def make_cuda_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _o
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -44255,7 +49404,16 @@ def make_cuda_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -44268,7 +49426,16 @@ def make_cuda_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -44338,7 +49505,16 @@ def make_cuda_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -44351,7 +49527,16 @@ def make_cuda_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -44370,7 +49555,7 @@ def make_cuda_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cuda_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def positive_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -44385,7 +49570,16 @@ def make_cuda_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -44398,7 +49592,16 @@ def make_cuda_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -44425,7 +49628,16 @@ def make_cuda_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -44438,7 +49650,16 @@ def make_cuda_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -44759,7 +49980,16 @@ def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -44772,7 +50002,16 @@ def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -44842,7 +50081,16 @@ def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -44855,7 +50103,16 @@ def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -44874,7 +50131,7 @@ def make_cuda_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def conj_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -44889,7 +50146,16 @@ def make_cuda_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -44902,7 +50168,16 @@ def make_cuda_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -44929,7 +50204,16 @@ def make_cuda_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -44942,7 +50226,16 @@ def make_cuda_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -55931,7 +61224,16 @@ def make_cuda_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -55944,7 +61246,16 @@ def make_cuda_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -56014,7 +61325,16 @@ def make_cuda_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -56027,7 +61347,16 @@ def make_cuda_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -56046,7 +61375,7 @@ def make_cuda_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sign_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -56061,7 +61390,16 @@ def make_cuda_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -56074,7 +61412,16 @@ def make_cuda_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -56101,7 +61448,16 @@ def make_cuda_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -56114,7 +61470,16 @@ def make_cuda_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -56189,7 +61554,16 @@ def make_cuda_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -56202,7 +61576,16 @@ def make_cuda_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -56272,7 +61655,16 @@ def make_cuda_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -56285,7 +61677,16 @@ def make_cuda_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -56304,7 +61705,7 @@ def make_cuda_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def square_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -56319,7 +61720,16 @@ def make_cuda_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -56332,7 +61742,16 @@ def make_cuda_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -56359,7 +61778,16 @@ def make_cuda_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -56372,7 +61800,16 @@ def make_cuda_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -56447,7 +61884,16 @@ def make_cuda_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -56460,7 +61906,16 @@ def make_cuda_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -56530,7 +61985,16 @@ def make_cuda_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -56543,7 +62007,16 @@ def make_cuda_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -56562,7 +62035,7 @@ def make_cuda_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cuda_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def reciprocal_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -56577,7 +62050,16 @@ def make_cuda_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -56590,7 +62072,16 @@ def make_cuda_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -56617,7 +62108,16 @@ def make_cuda_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -56630,7 +62130,16 @@ def make_cuda_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -56705,7 +62214,16 @@ def make_cuda_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -56718,7 +62236,16 @@ def make_cuda_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -56788,7 +62315,16 @@ def make_cuda_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -56801,7 +62337,16 @@ def make_cuda_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -56820,7 +62365,7 @@ def make_cuda_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log1p_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -56835,7 +62380,16 @@ def make_cuda_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -56848,7 +62402,16 @@ def make_cuda_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -56875,7 +62438,16 @@ def make_cuda_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -56888,7 +62460,16 @@ def make_cuda_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -57213,7 +62794,16 @@ def make_cuda_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -57226,7 +62816,16 @@ def make_cuda_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -57296,7 +62895,16 @@ def make_cuda_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -57309,7 +62917,16 @@ def make_cuda_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -57328,7 +62945,7 @@ def make_cuda_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log2_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -57343,7 +62960,16 @@ def make_cuda_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -57356,7 +62982,16 @@ def make_cuda_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -57383,7 +63018,16 @@ def make_cuda_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -57396,7 +63040,16 @@ def make_cuda_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -57471,7 +63124,16 @@ def make_cuda_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -57484,7 +63146,16 @@ def make_cuda_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -57554,7 +63225,16 @@ def make_cuda_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -57567,7 +63247,16 @@ def make_cuda_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -57586,7 +63275,7 @@ def make_cuda_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def log10_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -57601,7 +63290,16 @@ def make_cuda_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -57614,7 +63312,16 @@ def make_cuda_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -57641,7 +63348,16 @@ def make_cuda_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -57654,7 +63370,16 @@ def make_cuda_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -57729,7 +63454,16 @@ def make_cuda_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -57742,7 +63476,16 @@ def make_cuda_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -57812,7 +63555,16 @@ def make_cuda_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -57825,7 +63577,16 @@ def make_cuda_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -57901,7 +63662,16 @@ def make_cuda_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -57914,7 +63684,16 @@ def make_cuda_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -57984,7 +63763,16 @@ def make_cuda_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -57997,7 +63785,16 @@ def make_cuda_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -58073,7 +63870,16 @@ def make_cuda_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -58086,7 +63892,16 @@ def make_cuda_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -58156,7 +63971,16 @@ def make_cuda_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -58169,7 +63993,16 @@ def make_cuda_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -58245,7 +64078,16 @@ def make_cuda_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -58258,7 +64100,16 @@ def make_cuda_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -58328,7 +64179,16 @@ def make_cuda_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -58341,7 +64201,16 @@ def make_cuda_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -58417,7 +64286,16 @@ def make_cuda_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -58430,7 +64308,16 @@ def make_cuda_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -58500,7 +64387,16 @@ def make_cuda_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -58513,7 +64409,16 @@ def make_cuda_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -58532,7 +64437,7 @@ def make_cuda_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def tan_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -58547,7 +64452,16 @@ def make_cuda_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -58560,7 +64474,16 @@ def make_cuda_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -58587,7 +64510,16 @@ def make_cuda_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -58600,7 +64532,16 @@ def make_cuda_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -58675,7 +64616,16 @@ def make_cuda_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -58688,7 +64638,16 @@ def make_cuda_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -58758,7 +64717,16 @@ def make_cuda_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -58771,7 +64739,16 @@ def make_cuda_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -58790,7 +64767,7 @@ def make_cuda_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def asin_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -58805,7 +64782,16 @@ def make_cuda_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -58818,7 +64804,16 @@ def make_cuda_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -58845,7 +64840,16 @@ def make_cuda_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -58858,7 +64862,16 @@ def make_cuda_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -58933,7 +64946,16 @@ def make_cuda_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -58946,7 +64968,16 @@ def make_cuda_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -59016,7 +65047,16 @@ def make_cuda_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -59029,7 +65069,16 @@ def make_cuda_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -59048,7 +65097,7 @@ def make_cuda_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def acos_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -59063,7 +65112,16 @@ def make_cuda_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -59076,7 +65134,16 @@ def make_cuda_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -59103,7 +65170,16 @@ def make_cuda_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -59116,7 +65192,16 @@ def make_cuda_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -59191,7 +65276,16 @@ def make_cuda_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -59204,7 +65298,16 @@ def make_cuda_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -59274,7 +65377,16 @@ def make_cuda_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -59287,7 +65399,16 @@ def make_cuda_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -59306,7 +65427,7 @@ def make_cuda_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def atan_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -59321,7 +65442,16 @@ def make_cuda_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -59334,7 +65464,16 @@ def make_cuda_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -59361,7 +65500,16 @@ def make_cuda_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -59374,7 +65522,16 @@ def make_cuda_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -59449,7 +65606,16 @@ def make_cuda_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -59462,7 +65628,16 @@ def make_cuda_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -59532,7 +65707,16 @@ def make_cuda_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -59545,7 +65729,16 @@ def make_cuda_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -59564,7 +65757,7 @@ def make_cuda_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def sinh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -59579,7 +65772,16 @@ def make_cuda_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -59592,7 +65794,16 @@ def make_cuda_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -59619,7 +65830,16 @@ def make_cuda_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -59632,7 +65852,16 @@ def make_cuda_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -59707,7 +65936,16 @@ def make_cuda_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -59720,7 +65958,16 @@ def make_cuda_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -59790,7 +66037,16 @@ def make_cuda_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -59803,7 +66059,16 @@ def make_cuda_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -59822,7 +66087,7 @@ def make_cuda_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def cosh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -59837,7 +66102,16 @@ def make_cuda_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -59850,7 +66124,16 @@ def make_cuda_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -59877,7 +66160,16 @@ def make_cuda_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -59890,7 +66182,16 @@ def make_cuda_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -59965,7 +66266,16 @@ def make_cuda_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -59978,7 +66288,16 @@ def make_cuda_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -60048,7 +66367,16 @@ def make_cuda_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -60061,7 +66389,16 @@ def make_cuda_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -60080,7 +66417,7 @@ def make_cuda_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def asinh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -60095,7 +66432,16 @@ def make_cuda_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -60108,7 +66454,16 @@ def make_cuda_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -60135,7 +66490,16 @@ def make_cuda_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -60148,7 +66512,16 @@ def make_cuda_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -60223,7 +66596,16 @@ def make_cuda_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -60236,7 +66618,16 @@ def make_cuda_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -60306,7 +66697,16 @@ def make_cuda_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -60319,7 +66719,16 @@ def make_cuda_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -60338,7 +66747,7 @@ def make_cuda_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def acosh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -60353,7 +66762,16 @@ def make_cuda_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -60366,7 +66784,16 @@ def make_cuda_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -60393,7 +66820,16 @@ def make_cuda_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -60406,7 +66842,16 @@ def make_cuda_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -60481,7 +66926,16 @@ def make_cuda_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -60494,7 +66948,16 @@ def make_cuda_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -60564,7 +67027,16 @@ def make_cuda_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -60577,7 +67049,16 @@ def make_cuda_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -60596,7 +67077,7 @@ def make_cuda_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache, _KEY, _Class):
+def make_cuda_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache, _KEY, _Class):
     def atanh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, ), {}, 'self', _Class)
@@ -60611,7 +67092,16 @@ def make_cuda_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -60624,7 +67114,16 @@ def make_cuda_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -60651,7 +67150,16 @@ def make_cuda_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -60664,7 +67172,16 @@ def make_cuda_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -60757,7 +67274,16 @@ def make_cuda_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -60770,7 +67296,16 @@ def make_cuda_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -60858,7 +67393,16 @@ def make_cuda_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -60871,7 +67415,16 @@ def make_cuda_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -60890,7 +67443,7 @@ def make_cuda_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def atan2_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -60914,7 +67467,16 @@ def make_cuda_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -60927,7 +67489,16 @@ def make_cuda_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -60963,7 +67534,16 @@ def make_cuda_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -60976,7 +67556,16 @@ def make_cuda_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -61069,7 +67658,16 @@ def make_cuda_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -61082,7 +67680,16 @@ def make_cuda_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -61170,7 +67777,16 @@ def make_cuda_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -61183,7 +67799,16 @@ def make_cuda_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -61202,7 +67827,7 @@ def make_cuda_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cuda_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def hypot_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -61226,7 +67851,16 @@ def make_cuda_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -61239,7 +67873,16 @@ def make_cuda_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -61275,7 +67918,16 @@ def make_cuda_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -61288,7 +67940,16 @@ def make_cuda_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -61381,7 +68042,16 @@ def make_cuda_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -61394,7 +68064,16 @@ def make_cuda_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -61482,7 +68161,16 @@ def make_cuda_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -61495,7 +68183,16 @@ def make_cuda_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -61514,7 +68211,7 @@ def make_cuda_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cuda_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def copysign_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -61538,7 +68235,16 @@ def make_cuda_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -61551,7 +68257,16 @@ def make_cuda_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -61587,7 +68302,16 @@ def make_cuda_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -61600,7 +68324,16 @@ def make_cuda_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -61693,7 +68426,16 @@ def make_cuda_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -61706,7 +68448,16 @@ def make_cuda_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -61794,7 +68545,16 @@ def make_cuda_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -61807,7 +68567,16 @@ def make_cuda_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -61901,7 +68670,16 @@ def make_cuda_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -61914,7 +68692,16 @@ def make_cuda_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -62002,7 +68789,16 @@ def make_cuda_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -62015,7 +68811,16 @@ def make_cuda_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -62034,7 +68839,7 @@ def make_cuda_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cuda_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def float_power_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -62058,7 +68863,16 @@ def make_cuda_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -62071,7 +68885,16 @@ def make_cuda_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -62107,7 +68930,16 @@ def make_cuda_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -62120,7 +68952,16 @@ def make_cuda_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -62213,7 +69054,16 @@ def make_cuda_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -62226,7 +69076,16 @@ def make_cuda_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -62314,7 +69173,16 @@ def make_cuda_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -62327,7 +69195,16 @@ def make_cuda_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -62346,7 +69223,7 @@ def make_cuda_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def fmod_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -62370,7 +69247,16 @@ def make_cuda_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -62383,7 +69269,16 @@ def make_cuda_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -62419,7 +69314,16 @@ def make_cuda_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -62432,7 +69336,16 @@ def make_cuda_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -62525,7 +69438,16 @@ def make_cuda_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -62538,7 +69460,16 @@ def make_cuda_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -62626,7 +69557,16 @@ def make_cuda_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -62639,7 +69579,16 @@ def make_cuda_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -62658,7 +69607,7 @@ def make_cuda_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cuda_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _KEY, _Class):
+def make_cuda_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _KEY, _Class):
     def nextafter_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {}, 'self', _Class)
@@ -62682,7 +69631,16 @@ def make_cuda_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -62695,7 +69653,16 @@ def make_cuda_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -62731,7 +69698,16 @@ def make_cuda_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -62744,7 +69720,16 @@ def make_cuda_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:

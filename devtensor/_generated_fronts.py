@@ -14,7 +14,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -57,6 +57,7 @@ _Storage = COMMON.get('_Storage')
 _swap_storage = COMMON.get('_swap_storage')
 _temporary = COMMON.get('_temporary')
 _Tensor = COMMON.get('_Tensor')
+_written_then_raised = COMMON.get('_written_then_raised')
 
 #: Each op's schema as data, keyed by its meta function's fingerprint (devtensor.structured.schema.
 #: stored_schema): a built-in op whose meta function is unchanged skips deriving it at import.
@@ -250,39 +251,39 @@ FINGERPRINTS = {
     'make_view_chunk': 'chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
     'make_view_movedim': 'movedim|view|0|self:00;source:00;destination:00|0|None|_name,_op,_meta,_handlers',
     'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha',
-    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
+    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha',
     'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha',
-    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_default_alpha',
+    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha',
     'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode',
     'make_div_': 'div|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode',
     'make_remainder': 'remainder|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_remainder_': 'remainder|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_remainder_': 'remainder|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_pow': 'pow|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_pow_': 'pow|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_neg': 'neg|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_neg_': 'neg|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_neg_': 'neg|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_abs': 'abs|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_abs_': 'abs|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_abs_': 'abs|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_exp': 'exp|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_exp_': 'exp|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_exp_': 'exp|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_log': 'log|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_log_': 'log|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_log_': 'log|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_sqrt': 'sqrt|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_sqrt_': 'sqrt|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_sqrt_': 'sqrt|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_sin': 'sin|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_sin_': 'sin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_sin_': 'sin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_cos': 'cos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_cos_': 'cos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_cos_': 'cos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_tanh': 'tanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_tanh_': 'tanh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_sigmoid': 'sigmoid|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_sigmoid_': 'sigmoid|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_maximum': 'maximum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_maximum_': 'maximum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_maximum_': 'maximum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_minimum': 'minimum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_minimum_': 'minimum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_minimum_': 'minimum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_clamp': 'clamp|functional|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max',
     'make_clamp_': 'clamp|inplace|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max',
     'make_where': 'where|functional|None|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
@@ -299,31 +300,31 @@ FINGERPRINTS = {
     'make_ge': 'ge|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
     'make_ge_': 'ge|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
     'make_logical_and': 'logical_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_logical_and_': 'logical_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logical_and_': 'logical_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_logical_or': 'logical_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_logical_or_': 'logical_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logical_or_': 'logical_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_logical_xor': 'logical_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_logical_xor_': 'logical_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_logical_xor_': 'logical_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_logical_not': 'logical_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_logical_not_': 'logical_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_logical_not_': 'logical_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_bitwise_and': 'bitwise_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_and_': 'bitwise_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_and_': 'bitwise_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_bitwise_or': 'bitwise_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_or_': 'bitwise_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_or_': 'bitwise_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_bitwise_xor': 'bitwise_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_xor_': 'bitwise_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_xor_': 'bitwise_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_bitwise_not': 'bitwise_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_bitwise_not_': 'bitwise_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_bitwise_not_': 'bitwise_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_bitwise_left_shift': 'bitwise_left_shift|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_left_shift_': 'bitwise_left_shift|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_left_shift_': 'bitwise_left_shift|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_bitwise_right_shift': 'bitwise_right_shift|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_right_shift_': 'bitwise_right_shift|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_bitwise_right_shift_': 'bitwise_right_shift|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_positive': 'positive|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_positive_': 'positive|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_positive_': 'positive|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_round': 'round|functional|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals',
     'make_round_': 'round|inplace|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals',
     'make_conj': 'conj|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_conj_': 'conj|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_conj_': 'conj|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_real': 'real|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_imag': 'imag|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_uniform': 'uniform|functional|None|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator',
@@ -398,54 +399,54 @@ FINGERPRINTS = {
     'make_trunc': 'trunc|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_trunc_': 'trunc|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_sign': 'sign|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_sign_': 'sign|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_sign_': 'sign|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_square': 'square|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_square_': 'square|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_square_': 'square|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_reciprocal': 'reciprocal|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_reciprocal_': 'reciprocal|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_reciprocal_': 'reciprocal|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_log1p': 'log1p|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_log1p_': 'log1p|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_log1p_': 'log1p|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_expm1': 'expm1|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_expm1_': 'expm1|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
     'make_log2': 'log2|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_log2_': 'log2|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_log2_': 'log2|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_log10': 'log10|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_log10_': 'log10|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_log10_': 'log10|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_isnan': 'isnan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_isinf': 'isinf|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_isfinite': 'isfinite|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_signbit': 'signbit|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_tan': 'tan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_tan_': 'tan|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_tan_': 'tan|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_asin': 'asin|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_asin_': 'asin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_asin_': 'asin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_acos': 'acos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_acos_': 'acos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_acos_': 'acos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_atan': 'atan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_atan_': 'atan|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_atan_': 'atan|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_sinh': 'sinh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_sinh_': 'sinh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_sinh_': 'sinh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_cosh': 'cosh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_cosh_': 'cosh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_cosh_': 'cosh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_asinh': 'asinh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_asinh_': 'asinh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_asinh_': 'asinh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_acosh': 'acosh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_acosh_': 'acosh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_acosh_': 'acosh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_atanh': 'atanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_atanh_': 'atanh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
+    'make_atanh_': 'atanh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
     'make_atan2': 'atan2|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_atan2_': 'atan2|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_atan2_': 'atan2|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_hypot': 'hypot|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_hypot_': 'hypot|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_hypot_': 'hypot|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_copysign': 'copysign|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_copysign_': 'copysign|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_copysign_': 'copysign|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_logaddexp': 'logaddexp|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_float_power': 'float_power|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_float_power_': 'float_power|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_float_power_': 'float_power|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_fmod': 'fmod|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_fmod_': 'fmod|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_fmod_': 'fmod|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_nextafter': 'nextafter|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_nextafter_': 'nextafter|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
+    'make_nextafter_': 'nextafter|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_sum': 'sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype',
     'make_prod': 'prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype',
     'make_amax': 'amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
@@ -849,7 +850,16 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -862,7 +872,16 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -951,7 +970,16 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -964,7 +992,16 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -983,7 +1020,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _default_alpha):
+def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
     def add_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self')
@@ -1008,7 +1045,16 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -1021,7 +1067,16 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -1058,7 +1113,16 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -1071,7 +1135,16 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -1165,7 +1238,16 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -1178,7 +1260,16 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -1267,7 +1358,16 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -1280,7 +1380,16 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -1299,7 +1408,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last, _default_alpha):
+def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
     def sub_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self')
@@ -1324,7 +1433,16 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -1337,7 +1455,16 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -1374,7 +1501,16 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and alpha is _ONE:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -1387,7 +1523,16 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and alpha is _ONE:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -1480,7 +1625,16 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -1493,7 +1647,16 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -1581,7 +1744,16 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -1594,7 +1766,16 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -1613,7 +1794,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def mul_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -1637,7 +1818,16 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -1650,7 +1840,16 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -1686,7 +1885,16 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -1699,7 +1907,16 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -2080,7 +2297,16 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -2093,7 +2319,16 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -2181,7 +2416,16 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -2194,7 +2438,16 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -2213,7 +2466,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def remainder_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -2237,7 +2490,16 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -2250,7 +2512,16 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -2286,7 +2557,16 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -2299,7 +2579,16 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -2662,7 +2951,16 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -2675,7 +2973,16 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -2745,7 +3052,16 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -2758,7 +3074,16 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -2777,7 +3102,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def neg_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -2792,7 +3117,16 @@ def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -2805,7 +3139,16 @@ def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -2832,7 +3175,16 @@ def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -2845,7 +3197,16 @@ def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -2920,7 +3281,16 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -2933,7 +3303,16 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3003,7 +3382,16 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3016,7 +3404,16 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3035,7 +3432,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def abs_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -3050,7 +3447,16 @@ def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3063,7 +3469,16 @@ def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3090,7 +3505,16 @@ def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3103,7 +3527,16 @@ def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3178,7 +3611,16 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3191,7 +3633,16 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3261,7 +3712,16 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3274,7 +3734,16 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3293,7 +3762,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def exp_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -3308,7 +3777,16 @@ def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3321,7 +3799,16 @@ def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3348,7 +3835,16 @@ def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3361,7 +3857,16 @@ def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3436,7 +3941,16 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3449,7 +3963,16 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3519,7 +4042,16 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3532,7 +4064,16 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3551,7 +4092,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def log_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -3566,7 +4107,16 @@ def make_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3579,7 +4129,16 @@ def make_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3606,7 +4165,16 @@ def make_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3619,7 +4187,16 @@ def make_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3694,7 +4271,16 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3707,7 +4293,16 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3777,7 +4372,16 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3790,7 +4394,16 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -3809,7 +4422,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def sqrt_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -3824,7 +4437,16 @@ def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3837,7 +4459,16 @@ def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3864,7 +4495,16 @@ def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -3877,7 +4517,16 @@ def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -3952,7 +4601,16 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -3965,7 +4623,16 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -4035,7 +4702,16 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -4048,7 +4724,16 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -4067,7 +4752,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def sin_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -4082,7 +4767,16 @@ def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -4095,7 +4789,16 @@ def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -4122,7 +4825,16 @@ def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -4135,7 +4847,16 @@ def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -4210,7 +4931,16 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -4223,7 +4953,16 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -4293,7 +5032,16 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -4306,7 +5054,16 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -4325,7 +5082,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def cos_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -4340,7 +5097,16 @@ def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -4353,7 +5119,16 @@ def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -4380,7 +5155,16 @@ def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -4393,7 +5177,16 @@ def make_cos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -4982,7 +5775,16 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -4995,7 +5797,16 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -5083,7 +5894,16 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -5096,7 +5916,16 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -5115,7 +5944,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def maximum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -5139,7 +5968,16 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -5152,7 +5990,16 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -5188,7 +6035,16 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -5201,7 +6057,16 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -5294,7 +6159,16 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -5307,7 +6181,16 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -5395,7 +6278,16 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -5408,7 +6300,16 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -5427,7 +6328,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def minimum_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -5451,7 +6352,16 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -5464,7 +6374,16 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -5500,7 +6419,16 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -5513,7 +6441,16 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -7904,7 +8841,16 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -7917,7 +8863,16 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8005,7 +8960,16 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8018,7 +8982,16 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8037,7 +9010,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def logical_and_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -8061,7 +9034,16 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8074,7 +9056,16 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8110,7 +9101,16 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8123,7 +9123,16 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8216,7 +9225,16 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8229,7 +9247,16 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8317,7 +9344,16 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8330,7 +9366,16 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8349,7 +9394,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def logical_or_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -8373,7 +9418,16 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8386,7 +9440,16 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8422,7 +9485,16 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8435,7 +9507,16 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8528,7 +9609,16 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8541,7 +9631,16 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8629,7 +9728,16 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8642,7 +9750,16 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8661,7 +9778,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def logical_xor_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -8685,7 +9802,16 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8698,7 +9824,16 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8734,7 +9869,16 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8747,7 +9891,16 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8822,7 +9975,16 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8835,7 +9997,16 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8905,7 +10076,16 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8918,7 +10098,16 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8937,7 +10126,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def logical_not_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -8952,7 +10141,16 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8965,7 +10163,16 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8992,7 +10199,16 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9005,7 +10221,16 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9098,7 +10323,16 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9111,7 +10345,16 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9199,7 +10442,16 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9212,7 +10464,16 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9231,7 +10492,7 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_and_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -9255,7 +10516,16 @@ def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9268,7 +10538,16 @@ def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9304,7 +10583,16 @@ def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9317,7 +10605,16 @@ def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9410,7 +10707,16 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9423,7 +10729,16 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9511,7 +10826,16 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9524,7 +10848,16 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9543,7 +10876,7 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_or_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -9567,7 +10900,16 @@ def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9580,7 +10922,16 @@ def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9616,7 +10967,16 @@ def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9629,7 +10989,16 @@ def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9722,7 +11091,16 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9735,7 +11113,16 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9823,7 +11210,16 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9836,7 +11232,16 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9855,7 +11260,7 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_xor_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -9879,7 +11284,16 @@ def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9892,7 +11306,16 @@ def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9928,7 +11351,16 @@ def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9941,7 +11373,16 @@ def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -10016,7 +11457,16 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10029,7 +11479,16 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -10099,7 +11558,16 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10112,7 +11580,16 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -10131,7 +11608,7 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def bitwise_not_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -10146,7 +11623,16 @@ def make_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -10159,7 +11645,16 @@ def make_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -10186,7 +11681,16 @@ def make_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -10199,7 +11703,16 @@ def make_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -10292,7 +11805,16 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10305,7 +11827,16 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -10393,7 +11924,16 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10406,7 +11946,16 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -10425,7 +11974,7 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
     return _public, _raw
 
 
-def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_left_shift_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -10449,7 +11998,16 @@ def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -10462,7 +12020,16 @@ def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -10498,7 +12065,16 @@ def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -10511,7 +12087,16 @@ def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -10604,7 +12189,16 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10617,7 +12211,16 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -10705,7 +12308,16 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10718,7 +12330,16 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -10737,7 +12358,7 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
     return _public, _raw
 
 
-def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_right_shift_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -10761,7 +12382,16 @@ def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_ma
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -10774,7 +12404,16 @@ def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_ma
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -10810,7 +12449,16 @@ def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_ma
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -10823,7 +12471,16 @@ def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_ma
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -10898,7 +12555,16 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10911,7 +12577,16 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -10981,7 +12656,16 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -10994,7 +12678,16 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -11013,7 +12706,7 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def positive_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -11028,7 +12721,16 @@ def make_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -11041,7 +12743,16 @@ def make_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -11068,7 +12779,16 @@ def make_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -11081,7 +12801,16 @@ def make_positive_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -11402,7 +13131,16 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -11415,7 +13153,16 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -11485,7 +13232,16 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -11498,7 +13254,16 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -11517,7 +13282,7 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def conj_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -11532,7 +13297,16 @@ def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -11545,7 +13319,16 @@ def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -11572,7 +13355,16 @@ def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -11585,7 +13377,16 @@ def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -22574,7 +24375,16 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22587,7 +24397,16 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -22657,7 +24476,16 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22670,7 +24498,16 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -22689,7 +24526,7 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def sign_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -22704,7 +24541,16 @@ def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -22717,7 +24563,16 @@ def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -22744,7 +24599,16 @@ def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -22757,7 +24621,16 @@ def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -22832,7 +24705,16 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22845,7 +24727,16 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -22915,7 +24806,16 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22928,7 +24828,16 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -22947,7 +24856,7 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def square_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -22962,7 +24871,16 @@ def make_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -22975,7 +24893,16 @@ def make_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -23002,7 +24929,16 @@ def make_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -23015,7 +24951,16 @@ def make_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -23090,7 +25035,16 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -23103,7 +25057,16 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -23173,7 +25136,16 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -23186,7 +25158,16 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -23205,7 +25186,7 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def reciprocal_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -23220,7 +25201,16 @@ def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -23233,7 +25223,16 @@ def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -23260,7 +25259,16 @@ def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -23273,7 +25281,16 @@ def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -23348,7 +25365,16 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -23361,7 +25387,16 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -23431,7 +25466,16 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -23444,7 +25488,16 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -23463,7 +25516,7 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def log1p_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -23478,7 +25531,16 @@ def make_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -23491,7 +25553,16 @@ def make_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -23518,7 +25589,16 @@ def make_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -23531,7 +25611,16 @@ def make_log1p_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -23856,7 +25945,16 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -23869,7 +25967,16 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -23939,7 +26046,16 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -23952,7 +26068,16 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -23971,7 +26096,7 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def log2_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -23986,7 +26111,16 @@ def make_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -23999,7 +26133,16 @@ def make_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -24026,7 +26169,16 @@ def make_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -24039,7 +26191,16 @@ def make_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -24114,7 +26275,16 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24127,7 +26297,16 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24197,7 +26376,16 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24210,7 +26398,16 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24229,7 +26426,7 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def log10_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -24244,7 +26441,16 @@ def make_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -24257,7 +26463,16 @@ def make_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -24284,7 +26499,16 @@ def make_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -24297,7 +26521,16 @@ def make_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -24372,7 +26605,16 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24385,7 +26627,16 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24455,7 +26706,16 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24468,7 +26728,16 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24544,7 +26813,16 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24557,7 +26835,16 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24627,7 +26914,16 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24640,7 +26936,16 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24716,7 +27021,16 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24729,7 +27043,16 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24799,7 +27122,16 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24812,7 +27144,16 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24888,7 +27229,16 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24901,7 +27251,16 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -24971,7 +27330,16 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -24984,7 +27352,16 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25060,7 +27437,16 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25073,7 +27459,16 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25143,7 +27538,16 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25156,7 +27560,16 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25175,7 +27588,7 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def tan_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -25190,7 +27603,16 @@ def make_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25203,7 +27625,16 @@ def make_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -25230,7 +27661,16 @@ def make_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25243,7 +27683,16 @@ def make_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -25318,7 +27767,16 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25331,7 +27789,16 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25401,7 +27868,16 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25414,7 +27890,16 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25433,7 +27918,7 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def asin_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -25448,7 +27933,16 @@ def make_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25461,7 +27955,16 @@ def make_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -25488,7 +27991,16 @@ def make_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25501,7 +28013,16 @@ def make_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -25576,7 +28097,16 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25589,7 +28119,16 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25659,7 +28198,16 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25672,7 +28220,16 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25691,7 +28248,7 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def acos_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -25706,7 +28263,16 @@ def make_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25719,7 +28285,16 @@ def make_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -25746,7 +28321,16 @@ def make_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25759,7 +28343,16 @@ def make_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -25834,7 +28427,16 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25847,7 +28449,16 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25917,7 +28528,16 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -25930,7 +28550,16 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -25949,7 +28578,7 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def atan_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -25964,7 +28593,16 @@ def make_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -25977,7 +28615,16 @@ def make_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26004,7 +28651,16 @@ def make_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26017,7 +28673,16 @@ def make_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26092,7 +28757,16 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26105,7 +28779,16 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26175,7 +28858,16 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26188,7 +28880,16 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26207,7 +28908,7 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def sinh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -26222,7 +28923,16 @@ def make_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26235,7 +28945,16 @@ def make_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26262,7 +28981,16 @@ def make_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26275,7 +29003,16 @@ def make_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26350,7 +29087,16 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26363,7 +29109,16 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26433,7 +29188,16 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26446,7 +29210,16 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26465,7 +29238,7 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def cosh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -26480,7 +29253,16 @@ def make_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26493,7 +29275,16 @@ def make_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26520,7 +29311,16 @@ def make_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26533,7 +29333,16 @@ def make_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26608,7 +29417,16 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26621,7 +29439,16 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26691,7 +29518,16 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26704,7 +29540,16 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26723,7 +29568,7 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def asinh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -26738,7 +29583,16 @@ def make_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26751,7 +29605,16 @@ def make_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26778,7 +29641,16 @@ def make_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -26791,7 +29663,16 @@ def make_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -26866,7 +29747,16 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26879,7 +29769,16 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26949,7 +29848,16 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -26962,7 +29870,16 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -26981,7 +29898,7 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def acosh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -26996,7 +29913,16 @@ def make_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27009,7 +29935,16 @@ def make_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27036,7 +29971,16 @@ def make_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27049,7 +29993,16 @@ def make_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27124,7 +30077,16 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -27137,7 +30099,16 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -27207,7 +30178,16 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -27220,7 +30200,16 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -27239,7 +30228,7 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
+def make_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def atanh_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -27254,7 +30243,16 @@ def make_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27267,7 +30265,16 @@ def make_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27294,7 +30301,16 @@ def make_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27307,7 +30323,16 @@ def make_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27400,7 +30425,16 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -27413,7 +30447,16 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -27501,7 +30544,16 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -27514,7 +30566,16 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -27533,7 +30594,7 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def atan2_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -27557,7 +30618,16 @@ def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27570,7 +30640,16 @@ def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27606,7 +30685,16 @@ def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27619,7 +30707,16 @@ def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27712,7 +30809,16 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -27725,7 +30831,16 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -27813,7 +30928,16 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -27826,7 +30950,16 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -27845,7 +30978,7 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def hypot_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -27869,7 +31002,16 @@ def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27882,7 +31024,16 @@ def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -27918,7 +31069,16 @@ def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -27931,7 +31091,16 @@ def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -28024,7 +31193,16 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28037,7 +31215,16 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28125,7 +31312,16 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28138,7 +31334,16 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28157,7 +31362,7 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def copysign_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -28181,7 +31386,16 @@ def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -28194,7 +31408,16 @@ def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -28230,7 +31453,16 @@ def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -28243,7 +31475,16 @@ def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -28336,7 +31577,16 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28349,7 +31599,16 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28437,7 +31696,16 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28450,7 +31718,16 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28544,7 +31821,16 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28557,7 +31843,16 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28645,7 +31940,16 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28658,7 +31962,16 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28677,7 +31990,7 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def float_power_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -28701,7 +32014,16 @@ def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -28714,7 +32036,16 @@ def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -28750,7 +32081,16 @@ def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -28763,7 +32103,16 @@ def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -28856,7 +32205,16 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28869,7 +32227,16 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28957,7 +32324,16 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -28970,7 +32346,16 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -28989,7 +32374,7 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def fmod_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -29013,7 +32398,16 @@ def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -29026,7 +32420,16 @@ def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -29062,7 +32465,16 @@ def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -29075,7 +32487,16 @@ def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -29168,7 +32589,16 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -29181,7 +32611,16 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -29269,7 +32708,16 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -29282,7 +32730,16 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -29301,7 +32758,7 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def nextafter_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -29325,7 +32782,16 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -29338,7 +32804,16 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -29374,7 +32849,16 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -29387,7 +32871,16 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:

@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from devtensor.device import Device, as_device
-from devtensor.dtypes import NUMPY_SCALARS, python_scalar, to_dtype
+from devtensor.dtypes import NUMPY_SCALARS, SCALAR_TYPES, python_scalar, to_dtype
 from devtensor.errors import ArgumentTypeError, DeviceMismatchError
+from devtensor.storage import Storage
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.tensor import Tensor
 
@@ -140,8 +141,9 @@ def _call_device(values: dict[str, Any]) -> tuple[Device | None, list[Tensor]]:
     return (tensors[0]._device if tensors else None), tensors
 
 
-#: Per op schema: its positional parameter names and the category of each parameter (``out`` a tensor).
-_SHAPES: dict[Any, tuple[tuple[str, ...], dict[str, str]]] = {}
+#: Per op schema: its positional parameter names, the category of each parameter (``out`` a tensor), and the
+#: position of each positional tensor operand.
+_SHAPES: dict[Any, tuple[tuple[str, ...], dict[str, str], dict[str, int]]] = {}
 
 
 def coerce_call(
@@ -167,8 +169,14 @@ def coerce_call(
         positional_names = tuple(p.name for p in op.schema.params if not p.kw_only)
         categories = {p.name: p.category for p in op.schema.params}
         categories["out"] = TENSOR
-        shape = _SHAPES[op.schema] = (positional_names, categories)
-    positional, category = shape
+        operands = {n: i for i, n in enumerate(positional_names) if categories[n] in (TENSOR, TENSOR_OR_SCALAR)}
+        shape = _SHAPES[op.schema] = (positional_names, categories, operands)
+    positional, category, operand_index = shape
+    index = operand_index.get(arg)
+    if index is not None and cls is None and index < len(args):
+        new_args = _one_cpu_operand(op, fn, args, kwargs, index, positional[index])
+        if new_args is not None:
+            return fn(*new_args, **kwargs)
     name = _front_name(op, fn)
     values: dict[str, Any] = dict(zip(positional, args, strict=False))
     values.update(kwargs)
@@ -201,6 +209,55 @@ def coerce_call(
     new_args = [values[n] for n in positional[: len(args)]]
     new_kwargs = {k: values[k] for k in kwargs}
     return fn(*new_args, **new_kwargs)
+
+
+def _one_cpu_operand(
+    op: StructuredOp, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], index: int, arg: str
+) -> list[Any] | None:
+    """The common case of :func:`coerce_call`, in fewer steps: ``args[index]`` (the tensor operand ``arg``) a NumPy
+    scalar of a supported dtype or a NumPy array, every other argument a tensor, a Python number or None, and the
+    call's first tensor (if any) on the CPU. Returns the positional arguments with that one converted as
+    :func:`tensor_operand` converts it (the same values), or None for anything else (the general path decides)."""
+    value = args[index]
+    kind = type(value)
+    if kind is not np.ndarray and not _SUPPORTED_SCALAR_TYPES.get(kind, False):
+        if kind in _SUPPORTED_SCALAR_TYPES or not isinstance(value, NUMPY_SCALARS):
+            return None
+        try:
+            to_dtype(value.dtype)
+        except (TypeError, ValueError):
+            _SUPPORTED_SCALAR_TYPES[kind] = False
+            return None
+        _SUPPORTED_SCALAR_TYPES[kind] = True
+    tensors: list[Tensor] = []
+    for i, other in enumerate(args):
+        if isinstance(other, Tensor):
+            tensors.append(other)
+        elif i != index and other is not None and type(other) not in SCALAR_TYPES:
+            return None
+    for other in kwargs.values():
+        if isinstance(other, Tensor):
+            tensors.append(other)
+        elif other is not None and type(other) not in SCALAR_TYPES:
+            return None
+    cpu, backend = _cpu()
+    if tensors and tensors[0]._device is not cpu:
+        return None  # (another device: a scalar is copied there, an array refused, by the general path)
+    new_args = list(args)
+    if kind is np.ndarray:
+        new_args[index] = tensor_operand(_front_name(op, fn), arg, value, cpu, tensors)
+    else:
+        # (backend.wrap inline: a fresh 0-d array is its own storage root, and devtensor owns it)
+        data = np.array(value)
+        t = new_args[index] = _new(backend.tensor_class)
+        t._array, t._device, t._storage, t._shape, t._dtype = data, cpu, Storage(data), data.shape, data.dtype
+        t._write_checked = False
+    return new_args
+
+
+#: NumPy scalar types seen by :func:`_one_cpu_operand`: whether devtensor supports their dtype.
+_SUPPORTED_SCALAR_TYPES: dict[type, bool] = {}
+_new = object.__new__
 
 
 def _front_name(op: StructuredOp, fn: Callable[..., Any]) -> str:

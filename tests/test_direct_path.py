@@ -68,3 +68,64 @@ def test_a_floating_point_condition_is_reported_as_before() -> None:
     assert result.tolist()[1] == -np.inf
     with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
         dt.log(x)
+
+
+def test_out_and_inplace_take_it_with_the_same_results() -> None:
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.arange(3, dtype=np.float32)
+    ta, tb = dt.from_numpy(a.copy()), dt.from_numpy(b)
+    out = dt.empty((2, 3), dtype=dt.float32)
+    assert dt.add(ta, tb, out=out) is out and out.tolist() == np.add(a, b).tolist() and out.version == 1
+    assert dt.exp(tb, out=out[0]).tolist() == np.exp(b).tolist() and out.version == 2
+    assert dt.mul(2, tb, out=out[1]).tolist() == np.multiply(2, b).tolist()
+    assert ta.add_(tb) is ta and ta.tolist() == np.add(a, b).tolist() and ta.version == 1
+    assert ta.neg_().tolist() == np.negative(np.add(a, b)).tolist() and ta.version == 2
+    assert ta.sub_(tb, alpha=2).tolist() == (np.negative(np.add(a, b)) - 2 * b).tolist()
+    same = dt.from_numpy(b.copy())
+    assert same.mul_(same).tolist() == (b * b).tolist()  # (self passed again)
+
+
+def test_out_and_inplace_overrides_still_win() -> None:
+    calls: list[str] = []
+
+    def exp_logged(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        calls.append("exp")
+        np.exp(self.array, out=out.array)
+
+    x = dt.tensor([0.0, 1.0])
+    out = dt.empty(2)
+    with library.override("exp", "cpu", exp_logged):
+        dt.exp(x, out=out)
+        x.exp_()
+    assert calls == ["exp", "exp"]
+    assert x.tolist() == np.exp([0.0, 1.0]).tolist() and x.version == 1 and out.version == 1
+
+
+def test_memory_made_read_only_later_is_read_only_error() -> None:
+    a = np.zeros(3, np.float32)
+    t = dt.from_numpy(a)
+    t.add_(1.0)  # (writability checked and cached)
+    out = dt.from_numpy(np.zeros(3, np.float32))
+    dt.add(t, t, out=out)
+    # (behind devtensor's back: the tensors' own array objects; the caller's do not reach them)
+    t._array.flags.writeable = False
+    out._array.flags.writeable = False
+    with pytest.raises(dt.errors.ReadOnlyError):
+        t.add_(1.0)
+    with pytest.raises(dt.errors.ReadOnlyError):
+        dt.add(out, 1.0, out=out)
+    assert t.version == 1 and out.version == 1 and a.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_out_and_inplace_conditions_leave_the_result_written() -> None:
+    x = dt.tensor([1.0, 0.0])
+    out = dt.empty(2)
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        dt.log(x, out=out)
+    assert out.tolist()[1] == -np.inf and out.version == 1
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        dt.div(x, 0.0, out=out)
+    assert out.tolist()[0] == np.inf and out.version == 2
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        x.log_()
+    assert x.tolist()[1] == -np.inf and x.version == 1

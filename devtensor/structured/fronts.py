@@ -57,6 +57,7 @@ COMMON: Final[dict[str, Any]] = {
     "_copy_back": rules.copy_back,
     "_temporary": rules.temporary,
     "_complete_after_condition": rules.complete_after_condition,
+    "_written_then_raised": rules.written_then_raised,
     "_Storage": Storage,
     "_check_pair": rules.check_pair,
     "_modes": modes.ACTIVE,
@@ -178,33 +179,33 @@ def _guarded(body: list[str], indent: str) -> list[str]:
     return lines
 
 
+def _protected(call: str, target: str | None, on_condition: str) -> list[str]:
+    """``call``, for an existing ``target`` (out, inplace self) in a try: memory made read-only behind devtensor's
+    back after its writability was checked and cached makes NumPy refuse the write before writing, which
+    surfaces as ReadOnlyError; a floating-point condition made an error runs ``on_condition``."""
+    if target is None:
+        return [f"    {call}"]
+    text = f"try:\n    {call}\nexcept ValueError:\n    _check_writable(_name, {target!r}, {target})\n    raise\n"
+    text += f"except (Warning, FloatingPointError):\n    {on_condition}\n    raise"
+    return ["    " + line for line in text.splitlines()]
+
+
 def _impl_call(
     call: str, array: str, target: str | None = None, inplace: bool = False, inputs: str = "()"
 ) -> list[str]:
     """Build the ConstOut over ``array`` (a fresh view; an :class:`InplaceOut` for the ``inplace`` variant when
-    ``array`` is self's own) and call the handler with it. For an existing ``target`` (out, inplace self), memory
-    made read-only behind devtensor's back after its writability was checked and cached makes NumPy refuse the
-    write before writing: that surfaces as ReadOnlyError (a try costs nothing in CPython 3.11 when nothing is
-    raised)."""
-    call_line = f"    _handler({call}, out=_const_out)"
-    if target is None:
-        body = [call_line]
-    else:
-        body = [
-            "    try:",
-            "    " + call_line,
-            "    except ValueError:",
-            f"        _check_writable(_name, {target!r}, {target})",
-            "        raise",
-            # A floating-point condition made an error (a warnings filter, np.errstate(...='raise')): the result
-            # is written (the kernel run to the end where it can be: rules.complete_after_condition), the
-            # version bumped, then the error propagates. An inplace self's own memory: the kernel wrote it all.
-            "    except (Warning, FloatingPointError):",
-            f"        {target}._storage.version += 1"
-            if array == f"{target}._array"
-            else f"        _complete_after_condition({target}, {array}, {inputs}, _handler, _const_out, {call})",
-            "        raise",
-        ]
+    ``array`` is self's own) and call the handler with it, under :func:`_protected` for an existing ``target`` (a
+    try costs nothing in CPython 3.11 when nothing is raised)."""
+    # A floating-point condition made an error (a warnings filter, np.errstate(...='raise')): the result is written
+    # (the kernel run to the end where it can be: rules.complete_after_condition), the version bumped, then the
+    # error propagates. An inplace self's own memory: the kernel wrote it all.
+    body = _protected(
+        f"_handler({call}, out=_const_out)",
+        target,
+        f"{target}._storage.version += 1"
+        if array == f"{target}._array"
+        else f"_complete_after_condition({target}, {array}, {inputs}, _handler, _const_out, {call})",
+    )
     if not inplace:
         new = "    _const_out = _new_const_out()"
     elif array == f"{target}._array":
@@ -303,7 +304,7 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
     call = f"    _spec = _meta({_call_text(params)})"
     kind, state = _inline_kind(op)
     direct = getattr(op.meta, DIRECT, None)
-    extra = {"_direct": direct} if direct is not None and kind is not None and variant == "functional" else {}
+    extra = {"_direct": direct} if direct is not None and kind is not None else {}
     if kind == "unary":
         return [
             "    _cached_dtype = _meta_cache.get(self._dtype)",
@@ -325,16 +326,24 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
     return [call], {}
 
 
-def _direct_impl_call(op: StructuredOp, call: str) -> list[str]:
-    """The functional front's kernel call, after the direct path when the op offers one (meta.DIRECT): while the
-    handler is the built-in CPU kernel, one ufunc call, the front makes that call itself into the fresh result."""
-    lines = _impl_call(call, "_out_array")
+def _direct_impl_call(
+    op: StructuredOp, call: str, array: str = "_out_array", target: str | None = None, inputs: str = "()"
+) -> list[str]:
+    """A front's kernel call (:func:`_impl_call`), after the direct path when the op offers one (meta.DIRECT):
+    while the handler is the built-in CPU kernel (one ufunc call), the front makes that call into ``array`` (an
+    inplace self's also as the first input, for NumPy's in-place fast path), under :func:`_protected`."""
+    inplace = target is not None and array == f"{target}._array"
+    lines = _impl_call(call, array, target, inplace=inplace, inputs=inputs)
     if "_direct" not in _meta_lines(op, "functional")[1]:
         return lines
     alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""  # (alpha != 1: two steps)
-    arrays = "self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out="
-    args = "self._array, " if _inline_kind(op)[0] == "unary" else arrays
-    return [f"if _handler is _direct[0]{alpha}:", f"    _direct[1]({args}_out_array)", "el" + lines[0], *lines[1:]]
+    first = array if inplace else "self._array"
+    if _inline_kind(op)[0] != "unary":
+        first = (first if inplace else "self._array if _self_is_tensor else self") + ", other._array if"
+        first += " _other_is_tensor else other, out="
+    direct = f"_direct[1]({first}{', ' * (first[-1] != '=')}{array})"  # (one ufunc call writes all, then reports)
+    body = _protected(direct, target, f"_written_then_raised({target}, {array})")
+    return [f"if _handler is _direct[0]{alpha}:", *body, "el" + lines[0], *lines[1:]]
 
 
 def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, list[str]]:
@@ -397,7 +406,7 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
             "        _out_root = out._storage.root",
             *_overlap_lines(params, "out", "        ", skip_self=False, through=not op.out_may_be_input),
         ]
-        lines += _guarded(_impl_call(call, "_out_array", "out", inputs=inputs), "    ")
+        lines += _guarded(_direct_impl_call(op, call, "_out_array", "out", inputs), "    ")
         lines += [
             # (a resized result, or a temporary when out is an input of an op that cannot write over it)
             "    if _out_array is not out._array: _finish_out(_name, out, _out_array)",
@@ -428,7 +437,7 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
                 f"        _out_root = {first}._storage.root",
                 *_overlap_lines(params[1:], first, "        ", skip_self=True, through=False),
             ]
-            lines += _guarded(_impl_call(call, f"{first}._array", first, inplace=True), "    ")
+            lines += _guarded(_direct_impl_call(op, call, f"{first}._array", first), "    ")
         else:
             # Another input exactly self (self passed again included): computed into a temporary, copied in.
             lines += [
