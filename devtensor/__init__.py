@@ -60,6 +60,7 @@ from devtensor.errors import (
     NoDataError,
     NoKernelError,
     OutOfMemoryError,
+    PlanError,
     ReadOnlyError,
     ScalarOverflowError,
     ShapeError,
@@ -73,6 +74,7 @@ from devtensor.generator import (
     seed,
     set_rng_state,
 )
+from devtensor.plan import Plan, plan, planned
 from devtensor.printing import get_printoptions, printoptions, set_printoptions
 from devtensor.random import (
     bernoulli,
@@ -111,6 +113,8 @@ __all__ = [
     "NoDataError",
     "NoKernelError",
     "OutOfMemoryError",
+    "Plan",
+    "PlanError",
     "ReadOnlyError",
     "ScalarOverflowError",
     "ShapeError",
@@ -144,6 +148,8 @@ __all__ = [
     "load",
     "ones",
     "ones_like",
+    "plan",
+    "planned",
     "printoptions",
     "save",
     "set_printoptions",
