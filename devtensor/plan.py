@@ -30,7 +30,9 @@ from devtensor.creation import empty
 from devtensor.device import Device
 from devtensor.dtypes import DType
 from devtensor.errors import ArgumentValueError, NoDataError, PlanError
+from devtensor.meta import DIRECT, ONE
 from devtensor.modes import DispatchMode
+from devtensor.structured.fronts import _inline_kind
 from devtensor.tensor import Tensor
 
 __all__ = ["Plan", "Planned", "plan", "planned"]
@@ -45,6 +47,13 @@ class _Slot:
     index: int
 
 
+@dataclass(frozen=True, slots=True)
+class _Const:
+    """A scalar argument of a direct ufunc call."""
+
+    value: Any
+
+
 def _describe(value: Any) -> str:
     """A short text of a tensor (shape and dtype) or a scalar, for the table and messages."""
     if isinstance(value, Tensor):
@@ -57,6 +66,7 @@ class _Record:
     """One recorded op call: the front to call, its arguments with tensors replaced by slots, the slot its
     result fills and the buffer passed as ``out`` (functional calls with a single tensor result)."""
 
+    op: Any
     name: str
     variant: str
     func: Callable[..., Any]
@@ -171,7 +181,9 @@ class _Tracer(DispatchMode):
             self.buffers.append((result._shape, result._dtype))
         slot = self.new_slot(result)
         nondeterministic = bool(getattr(op, "nondeterministic", False))
-        self.records.append(_Record(name, variant, func, enc_args, enc_kwargs, slot, result, buffer, nondeterministic))
+        self.records.append(
+            _Record(op, name, variant, func, enc_args, enc_kwargs, slot, result, buffer, nondeterministic)
+        )
         return result
 
 
@@ -223,6 +235,8 @@ class Plan:
         self._structure = structure
         self._keys = keys
         self._same = same
+        # Flat arguments (no tuple, list or dict) with no tensor passed twice: the replay's cheap check.
+        self._flat = structure == (tuple, tuple(range(len(leaves)))) and same == tuple(range(len(leaves)))
         slots: dict[int, int] = {}
         keep: list[Any] = []
         stand_ins: list[Any] = []
@@ -262,18 +276,44 @@ class Plan:
         device = self.device if self.device is not None else "cpu"
         self.buffers = [empty(shape, dtype=dtype, device=device) for shape, dtype in tracer.buffers]
         self.memory_bytes: int = sum(int(buffer._array.nbytes) for buffer in self.buffers)
-        self._program = [
-            (
-                record.func,
-                record.args,
-                record.kwargs if record.buffer is None else {**record.kwargs, "out": _Slot(-1 - record.buffer)},
-                record.result.index if type(record.result) is _Slot else None,
-                _has_slot(record.args)
-                or any(_has_slot(value) for value in record.kwargs.values())
-                or record.buffer is not None,
-            )
-            for record in self.records
-        ]
+        self._program = [self._compile(record) for record in self.records]
+
+    def _compile(self, record: _Record) -> tuple[Any, ...]:
+        """One replay step: (direct ufunc call or None, front, args template, (index, slot) fills of the args,
+        kwargs template, (key, slot) fills of the kwargs, result slot or None, nested: whether slots sit inside
+        tuple or list arguments, so the replay decodes the whole call)."""
+        kwargs = record.kwargs if record.buffer is None else {**record.kwargs, "out": _Slot(-1 - record.buffer)}
+        arg_fills = tuple((index, value.index) for index, value in enumerate(record.args) if type(value) is _Slot)
+        kwarg_fills = tuple((key, value.index) for key, value in kwargs.items() if type(value) is _Slot)
+        nested = any(type(value) is not _Slot and _has_slot(value) for value in (*record.args, *kwargs.values()))
+        result = record.result.index if type(record.result) is _Slot else None
+        return (self._direct(record), record.func, record.args, arg_fills, kwargs, kwarg_fills, result, nested)
+
+    def _direct(self, record: _Record) -> tuple[Any, tuple[Any, ...], Any, Tensor] | None:
+        """For a functional call the eager front would make as one ufunc call (its direct path: the op's meta
+        function offers one, the handler resolved now for the plan's device is the built-in CPU kernel, alpha
+        at its default): the ufunc, its sources (slot indices, or scalars in a ``_Const``), the buffer's array
+        and the buffer; else None. The same call as eager's, so the same bits."""
+        op = record.op
+        direct = getattr(getattr(op, "meta", None), DIRECT, None)
+        if direct is None or record.buffer is None or self.device is None or self.device._guard is not None:
+            return None
+        if _inline_kind(op)[0] is None or set(record.kwargs) - {"alpha", "out"}:
+            return None
+        if "alpha" in record.kwargs and record.kwargs["alpha"] is not ONE:
+            return None
+        if op.table.resolve(self.device.key, str(self.device)) is not direct[0]:
+            return None
+        sources: list[Any] = []
+        for value in record.args:
+            if type(value) is _Slot:
+                sources.append(value.index)
+            elif isinstance(value, _SCALAR_TYPES) and not isinstance(value, str):
+                sources.append(_Const(value))
+            else:
+                return None
+        buffer = self.buffers[record.buffer]
+        return direct[1], tuple(sources), buffer._array, buffer
 
     def _check(self, args: tuple[Any, ...]) -> list[Any]:
         """The argument leaves, after checking them against the signature (PlanError naming the argument)."""
@@ -282,6 +322,15 @@ class Plan:
                 "plan: a kernel, override or fallback was registered or removed after planning; make a new plan "
                 "(dt.planned does so by itself)"
             )
+        if self._flat and len(args) == len(self._keys):
+            keys = tuple(
+                (type(arg), arg._shape, arg._dtype, arg._device) if isinstance(arg, Tensor) else (type(arg), arg)
+                for arg in args
+            )
+            if keys == self._keys:
+                tensors = [id(arg) for arg in args if isinstance(arg, Tensor)]
+                if len(set(tensors)) == len(tensors):
+                    return list(args)
         structure, leaves, keys, same = _signature(args)
         if structure != self._structure:
             raise PlanError(
@@ -313,23 +362,33 @@ class Plan:
                 values[slot] = leaf
         # Buffers sit at negative slot indices (-1 - n), so one decode serves both.
         values.extend(reversed(self.buffers))
-        for func, rargs, rkwargs, result, has_slots in self._program:
-            if has_slots:
+        for direct, func, rargs, arg_fills, rkwargs, kwarg_fills, result, nested in self._program:
+            if direct is not None:
+                # The eager front's direct path: one ufunc call into the buffer (see Plan._direct).
+                ufunc, sources, out_array, buffer = direct
+                ufunc(*[values[x]._array if type(x) is int else x.value for x in sources], out=out_array)
+                if result is not None:
+                    values[result] = buffer
+                continue
+            if nested:
                 out = func(*_decode(rargs, values), **_decode(rkwargs, values))
             else:
-                out = func(*rargs, **rkwargs)
+                call_args = list(rargs)
+                for index, slot in arg_fills:
+                    call_args[index] = values[slot]
+                if kwarg_fills:
+                    call_kwargs = dict(rkwargs)
+                    for key, slot in kwarg_fills:
+                        call_kwargs[key] = values[slot]
+                    out = func(*call_args, **call_kwargs)
+                else:
+                    out = func(*call_args, **rkwargs)
             if result is not None:
                 values[result] = out
         output = _decode(self._output, values)
         if copy_outputs:
             output = _map_tensors(output, Tensor.clone)
         return output
-
-    @property
-    def peak_bytes_eager(self) -> int:
-        """Not computed yet in this version (memory planning by liveness is not done): the bytes of all results
-        of functional calls, which is an upper bound of the eager run's peak of live intermediates."""
-        return self.memory_bytes
 
     def __repr__(self) -> str:
         rows = [("#", "op", "variant", "inputs", "output", "buffer")]
