@@ -390,6 +390,32 @@ class Plan:
             output = _map_tensors(output, Tensor.clone)
         return output
 
+    def check(self, *args: Any) -> None:
+        """Run the step eagerly and through the plan, each on its own copies of ``args``'s tensors, and compare
+        the outputs and the copies afterwards bit for bit (shape, dtype, bytes). ``args`` are not touched.
+
+        Raises:
+            PlanError: the signature does not match (as a replay), or some output or argument differs (the
+                message names which).
+        """
+        self._check(args)
+
+        def copies() -> Any:
+            return _unflatten(self._structure, [_map_tensors(leaf, Tensor.clone) for leaf in _leaves(args)])
+
+        eager_args, planned_args = copies(), copies()
+        want = self.step(*eager_args)
+        got = self(*planned_args, copy_outputs=True)
+        pairs = [("the output", _leaves(want), _leaves(got)), ("argument", _leaves(eager_args), _leaves(planned_args))]
+        for what, expected, actual in pairs:
+            for index, (left, right) in enumerate(zip(expected, actual, strict=True)):
+                if isinstance(left, Tensor) and (
+                    left._shape != right._shape
+                    or left._dtype != right._dtype
+                    or left.numpy().tobytes() != right.numpy().tobytes()
+                ):
+                    raise PlanError(f"plan.check: {what} leaf {index} differs between eager and planned runs")
+
     def __repr__(self) -> str:
         rows = [("#", "op", "variant", "inputs", "output", "buffer")]
         for index, record in enumerate(self.records):
@@ -448,6 +474,13 @@ def _check_output(value: Any) -> Any:
             f"dt.plan: the step must return None, a tensor, or a tuple, list or dict of tensors, got {value!r:.60}"
         )
     return value
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The leaves of a nested value (tuples, lists, dicts), in :func:`_flatten`'s order."""
+    leaves: list[Any] = []
+    _flatten(value, leaves)
+    return leaves
 
 
 def _unflatten(structure: Any, leaves: list[Any]) -> Any:

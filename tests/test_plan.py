@@ -214,3 +214,39 @@ def test_print_shows_a_table() -> None:
 def test_tensors_no_recorded_op_made_are_refused() -> None:
     with pytest.raises(dt.PlanError, match="no recorded op made"):
         dt.plan(lambda t: t[0] + 1, dt.tensor([1.0, 2.0]))
+
+
+def test_check_compares_eager_and_planned_runs_on_copies() -> None:
+    w = _weights()
+    before = [t.numpy().tobytes() for t in w]
+    x, y = _batch(1)
+    plan = dt.plan(mlp_step, *w, x, y, 0.5)
+    plan.check(*w, x, y, 0.5)
+    assert [t.numpy().tobytes() for t in w] == before
+
+    def noisy(t: Tensor) -> Tensor:
+        return (t * 0.0).exponential_()
+
+    with pytest.raises(dt.PlanError, match="the output leaf 0 differs"):
+        dt.plan(noisy, dt.tensor(np.zeros(8))).check(dt.tensor(np.zeros(8)))
+
+
+def test_custom_ops_take_part_and_modes_see_the_trace() -> None:
+    def meta(self: Tensor) -> Any:
+        return self.shape, self.dtype
+
+    name = "plan_test_triple"
+    op = library.custom_op(name, out_may_be_input=True, method=False)(meta)
+    try:
+
+        @op.impl("cpu")
+        def _(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+            np.multiply(self.array, 3, out=out.array)
+
+        a = dt.tensor([1.0, 2.0])
+        with library.LoggingMode() as mode:
+            plan = dt.plan(lambda t: op.functional(t) + 1, a)
+        assert mode.names == [name, "add"]
+        assert plan(a).tolist() == [4.0, 7.0]
+    finally:
+        library.remove_op(name)
