@@ -62,6 +62,7 @@ from devtensor.errors import (
     NoDataError,
     NoKernelError,
     OutOfMemoryError,
+    PlanError,
     ReadOnlyError,
     ScalarOverflowError,
     ShapeError,
@@ -76,6 +77,7 @@ from devtensor.generator import (
     set_rng_state,
 )
 from devtensor.multi_ops import aminmax, einsum, meshgrid, sort, topk
+from devtensor.plan import Plan, plan, planned
 from devtensor.printing import get_printoptions, printoptions, set_printoptions
 from devtensor.random import (
     bernoulli,
@@ -114,6 +116,8 @@ __all__ = [
     "NoDataError",
     "NoKernelError",
     "OutOfMemoryError",
+    "Plan",
+    "PlanError",
     "ReadOnlyError",
     "ScalarOverflowError",
     "ShapeError",
@@ -151,6 +155,8 @@ __all__ = [
     "nonzero",
     "ones",
     "ones_like",
+    "plan",
+    "planned",
     "printoptions",
     "save",
     "set_printoptions",

@@ -20,6 +20,7 @@ __all__ = [
     "LinAlgError",
     "MemoryOverlapError",
     "NoDataError",
+    "PlanError",
     "NoKernelError",
     "OutOfMemoryError",
     "ReadOnlyError",
@@ -104,6 +105,12 @@ class LinAlgError(DevtensorError, RuntimeError):
 
 class NoDataError(DevtensorError, RuntimeError):
     """Reading data from a meta tensor, which has a shape and a dtype but no data."""
+
+
+class PlanError(DevtensorError, RuntimeError):
+    """A static plan (``devtensor.plan``) that cannot be built or replayed: the step reads data or has a
+    data-dependent shape while tracing, a replay's arguments do not match the plan's signature, or a kernel was
+    registered or removed after planning. The message names the op or the argument."""
 
 
 class OutOfMemoryError(DevtensorError, MemoryError):

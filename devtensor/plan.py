@@ -1,0 +1,569 @@
+"""Static plans: trace a step once on meta stand-ins, preallocate its results, replay the recorded ops.
+
+``dt.plan(step, *args)`` runs ``step`` once on meta tensors shaped like the tensor arguments (shape, dtype; no
+data, so nothing is computed and no argument is read or written) under a dispatch mode that records every op
+call the fronts see (functional, out=, inplace and view variants of built-in and custom ops). The meta
+functions run then, once: each functional call's result shape and dtype is known, and the plan allocates one
+buffer for it on the arguments' device. A replay, ``plan(*args)``, checks the arguments against the plan's
+signature and calls each recorded op again on the real tensors, the functional ones with ``out=`` their
+buffer, so results equal eager bit for bit (the same kernels on the same inputs) and no result array is
+allocated. This is the structured-kernels idea that shapes can be inferred once and memory preallocated for the
+out-kernels; Python control flow is fixed at trace time, as under ``jax.jit``.
+
+What this first version does not do (see docs/design.md): the replay still goes through the ops' fronts (their
+checks and dispatch run on each call; a dispatch mode active during a replay sees each op), buffers are not
+shared by liveness, basic indexing with ``[]`` and creation functions inside ``step`` are not recorded (a
+tensor made by them reaches a recorded op as an unknown meta tensor: PlanError), and CUDA graphs are not used.
+"""
+
+from __future__ import annotations
+
+import functools
+import traceback
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, overload
+
+from devtensor import dispatcher
+from devtensor.creation import empty
+from devtensor.device import Device
+from devtensor.dtypes import DType
+from devtensor.errors import ArgumentValueError, NoDataError, PlanError
+from devtensor.meta import DIRECT, ONE
+from devtensor.modes import DispatchMode
+from devtensor.structured.fronts import _inline_kind
+from devtensor.tensor import Tensor
+
+__all__ = ["Plan", "Planned", "plan", "planned"]
+
+_SCALAR_TYPES = (bool, int, float, complex, str, type(None))
+
+
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    """A value the replay fills in: an argument tensor, a recorded op's result."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Const:
+    """A scalar argument of a direct ufunc call."""
+
+    value: Any
+
+
+def _describe(value: Any) -> str:
+    """A short text of a tensor (shape and dtype) or a scalar, for the table and messages."""
+    if isinstance(value, Tensor):
+        return f"{list(value.shape)} {value.dtype}"
+    return value if isinstance(value, str) else repr(value)
+
+
+@dataclass(slots=True)
+class _Record:
+    """One recorded op call: the front to call, its arguments with tensors replaced by slots, the slot its
+    result fills and the buffer passed as ``out`` (functional calls with a single tensor result)."""
+
+    op: Any
+    name: str
+    variant: str
+    func: Callable[..., Any]
+    args: Any
+    kwargs: dict[str, Any]
+    result: Any
+    meta_result: Any
+    buffer: int | None
+    nondeterministic: bool
+
+
+def _flatten(value: Any, leaves: list[Any]) -> Any:
+    """The structure of a nested argument (tuples, lists, dicts) with leaves replaced by their index."""
+    if isinstance(value, (tuple, list)):
+        return (type(value), tuple(_flatten(item, leaves) for item in value))
+    if isinstance(value, dict):
+        return (dict, tuple((key, _flatten(item, leaves)) for key, item in value.items()))
+    leaves.append(value)
+    return len(leaves) - 1
+
+
+def _leaf_key(value: Any) -> tuple[Any, ...]:
+    """What a leaf of the signature must match: a tensor's type, shape, dtype and device; a scalar's value."""
+    if isinstance(value, Tensor):
+        return (type(value), value._shape, value._dtype, value._device)
+    return (type(value), value)
+
+
+def _signature(args: tuple[Any, ...]) -> tuple[Any, list[Any], tuple[Any, ...], tuple[int, ...]]:
+    """The structure, leaves, leaf keys and identity pattern (index of the first leaf that is the same tensor)
+    of a call's arguments."""
+    leaves: list[Any] = []
+    structure = _flatten(args, leaves)
+    first: dict[int, int] = {}
+    same = tuple(
+        first.setdefault(id(leaf), index) if isinstance(leaf, Tensor) else index for index, leaf in enumerate(leaves)
+    )
+    return structure, leaves, tuple(_leaf_key(leaf) for leaf in leaves), same
+
+
+def _step_line(error: BaseException, step: Callable[..., Any]) -> str:
+    """``file:line`` of the innermost frame of ``step``'s code in ``error``'s traceback, or ''."""
+    code = getattr(step, "__code__", None)
+    found = ""
+    after = False
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        if after:  # the call the step's line made: item, numpy, __bool__, __getitem__, ...
+            found += f" in {frame.f_code.co_name}"
+            after = False
+        if frame.f_code is code:
+            found = f" (line {line} of {getattr(step, '__qualname__', 'step')}, {frame.f_code.co_filename})"
+            after = True
+    return found
+
+
+class _Tracer(DispatchMode):
+    """The dispatch mode that records op calls on meta stand-ins (see :func:`plan`)."""
+
+    def __init__(self, slots: dict[int, int], keep: list[Any]) -> None:
+        self.slots = slots
+        self.keep = keep
+        self.records: list[_Record] = []
+        self.buffers: list[tuple[tuple[int, ...], DType]] = []
+
+    def encode(self, value: Any, name: str) -> Any:
+        """``value`` with its tensors replaced by slots; real (non-meta) tensors are kept as constants."""
+        if isinstance(value, Tensor):
+            slot = self.slots.get(id(value))
+            if slot is not None:
+                return _Slot(slot)
+            if value._device.type == "meta":
+                raise PlanError(
+                    f"dt.plan: {name} got a tensor that no recorded op made (made by indexing with [] or a "
+                    f"creation function inside the step, which plans do not record yet)"
+                )
+            return value
+        if isinstance(value, tuple):
+            return tuple(self.encode(item, name) for item in value)
+        if isinstance(value, list):
+            return [self.encode(item, name) for item in value]
+        if isinstance(value, dict):
+            return {key: self.encode(item, name) for key, item in value.items()}
+        return value
+
+    def new_slot(self, value: Any) -> Any:
+        """Give each tensor in a result a new slot; the result's structure with slots in place."""
+        if isinstance(value, Tensor):
+            known = self.slots.get(id(value))
+            if known is not None:  # an out= or inplace call returns its argument
+                return _Slot(known)
+            self.keep.append(value)
+            self.slots[id(value)] = len(self.slots)
+            return _Slot(self.slots[id(value)])
+        if isinstance(value, (tuple, list)):
+            items = [self.new_slot(item) for item in value]
+            return tuple(items) if isinstance(value, tuple) else items
+        return value
+
+    def __dispatch__(
+        self, op: Any, variant: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """Run the call on the meta stand-ins and record it."""
+        name = str(op.name) if variant != "inplace" else f"{op.name}_"
+        if variant == "functional" and kwargs.get("out") is not None:
+            name += ".out"
+        enc_args = self.encode(args, name)
+        enc_kwargs = {key: self.encode(value, name) for key, value in kwargs.items()}
+        result = func(*args, **kwargs)
+        buffer = None
+        if variant == "functional" and "out" in kwargs and kwargs["out"] is None and isinstance(result, Tensor):
+            buffer = len(self.buffers)
+            self.buffers.append((result._shape, result._dtype))
+        slot = self.new_slot(result)
+        nondeterministic = bool(getattr(op, "nondeterministic", False))
+        self.records.append(
+            _Record(op, name, variant, func, enc_args, enc_kwargs, slot, result, buffer, nondeterministic)
+        )
+        return result
+
+
+def _decode(value: Any, values: list[Any]) -> Any:
+    """``value`` with slots replaced by the replay's tensors."""
+    if type(value) is _Slot:
+        return values[value.index]
+    if isinstance(value, tuple):
+        return tuple(_decode(item, values) for item in value)
+    if isinstance(value, list):
+        return [_decode(item, values) for item in value]
+    if isinstance(value, dict):
+        return {key: _decode(item, values) for key, item in value.items()}
+    return value
+
+
+def _has_slot(value: Any) -> bool:
+    if type(value) is _Slot:
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_has_slot(item) for item in value)
+    return False
+
+
+class Plan:
+    """A static plan of one step for one argument signature (see :func:`plan`). Call it with arguments of that
+    signature to replay the step.
+
+    Attributes:
+        records: the recorded op calls, in order (``print(plan)`` shows them as a table).
+        buffers: the preallocated result tensors, on the arguments' device.
+        memory_bytes: the bytes of all buffers (outputs included).
+    """
+
+    def __init__(self, step: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        structure, leaves, keys, same = _signature(args)
+        devices = {leaf._device for leaf in leaves if isinstance(leaf, Tensor)}
+        if len(devices) > 1:
+            names = ", ".join(sorted(str(device) for device in devices))
+            raise PlanError(f"dt.plan: the tensor arguments must be on one device, got {names}")
+        for index, leaf in enumerate(leaves):
+            if not isinstance(leaf, (Tensor, *_SCALAR_TYPES)):
+                raise PlanError(
+                    f"dt.plan: argument leaf {index} is a {type(leaf).__name__}; plans take tensors and Python "
+                    f"scalars, also nested in tuples, lists and dicts"
+                )
+        self.step = step
+        self.device: Device | None = next(iter(devices)) if devices else None
+        self._structure = structure
+        self._keys = keys
+        self._same = same
+        # Flat arguments (no tuple, list or dict) with no tensor passed twice: the replay's cheap check.
+        self._flat = structure == (tuple, tuple(range(len(leaves)))) and same == tuple(range(len(leaves)))
+        slots: dict[int, int] = {}
+        keep: list[Any] = []
+        stand_ins: list[Any] = []
+        #: For each argument leaf, the slot its tensor fills (None for scalars).
+        self._arg_slots: list[int | None] = []
+        for index, leaf in enumerate(leaves):
+            if isinstance(leaf, Tensor):
+                if same[index] != index:
+                    stand_ins.append(stand_ins[same[index]])
+                    self._arg_slots.append(self._arg_slots[same[index]])
+                    continue
+                stand_in = empty(leaf._shape, dtype=leaf._dtype, device="meta")
+                keep.append(stand_in)
+                slots[id(stand_in)] = len(slots)
+                stand_ins.append(stand_in)
+                self._arg_slots.append(slots[id(stand_in)])
+            else:
+                stand_ins.append(leaf)
+                self._arg_slots.append(None)
+        meta_args = _unflatten(structure, stand_ins)
+        tracer = _Tracer(slots, keep)
+        generation = dispatcher._generation[0]
+        try:
+            with tracer:
+                meta_result = step(*meta_args)
+        except NoDataError as error:
+            raise PlanError(
+                f"dt.plan: the step reads data or has a data-dependent shape while tracing{_step_line(error, step)}: "
+                f"{error}"
+            ) from error
+        except PlanError as error:
+            raise PlanError(f"{error}{_step_line(error, step)}") from error
+        self._generation = generation
+        self.records = tracer.records
+        self._nslots = len(slots)
+        self._output = tracer.encode(_check_output(meta_result), "the step's return value")
+        device = self.device if self.device is not None else "cpu"
+        self.buffers = [empty(shape, dtype=dtype, device=device) for shape, dtype in tracer.buffers]
+        self.memory_bytes: int = sum(int(buffer._array.nbytes) for buffer in self.buffers)
+        self._program = [self._compile(record) for record in self.records]
+
+    def _compile(self, record: _Record) -> tuple[Any, ...]:
+        """One replay step: (direct ufunc call or None, front, args template, (index, slot) fills of the args,
+        kwargs template, (key, slot) fills of the kwargs, result slot or None, nested: whether slots sit inside
+        tuple or list arguments, so the replay decodes the whole call)."""
+        kwargs = record.kwargs if record.buffer is None else {**record.kwargs, "out": _Slot(-1 - record.buffer)}
+        arg_fills = tuple((index, value.index) for index, value in enumerate(record.args) if type(value) is _Slot)
+        kwarg_fills = tuple((key, value.index) for key, value in kwargs.items() if type(value) is _Slot)
+        nested = any(type(value) is not _Slot and _has_slot(value) for value in (*record.args, *kwargs.values()))
+        result = record.result.index if type(record.result) is _Slot else None
+        return (self._direct(record), record.func, record.args, arg_fills, kwargs, kwarg_fills, result, nested)
+
+    def _direct(self, record: _Record) -> tuple[Any, tuple[Any, ...], Any, Tensor] | None:
+        """For a functional call the eager front would make as one ufunc call (its direct path: the op's meta
+        function offers one, the handler resolved now for the plan's device is the built-in CPU kernel, alpha
+        at its default): the ufunc, its sources (slot indices, or scalars in a ``_Const``), the buffer's array
+        and the buffer; else None. The same call as eager's, so the same bits."""
+        op = record.op
+        direct = getattr(getattr(op, "meta", None), DIRECT, None)
+        if direct is None or record.buffer is None or self.device is None or self.device._guard is not None:
+            return None
+        if _inline_kind(op)[0] is None or set(record.kwargs) - {"alpha", "out"}:
+            return None
+        if "alpha" in record.kwargs and record.kwargs["alpha"] is not ONE:
+            return None
+        if op.table.resolve(self.device.key, str(self.device)) is not direct[0]:
+            return None
+        sources: list[Any] = []
+        for value in record.args:
+            if type(value) is _Slot:
+                sources.append(value.index)
+            elif isinstance(value, _SCALAR_TYPES) and not isinstance(value, str):
+                sources.append(_Const(value))
+            else:
+                return None
+        buffer = self.buffers[record.buffer]
+        return direct[1], tuple(sources), buffer._array, buffer
+
+    def _check(self, args: tuple[Any, ...]) -> list[Any]:
+        """The argument leaves, after checking them against the signature (PlanError naming the argument)."""
+        if dispatcher._generation[0] != self._generation:
+            raise PlanError(
+                "plan: a kernel, override or fallback was registered or removed after planning; make a new plan "
+                "(dt.planned does so by itself)"
+            )
+        if self._flat and len(args) == len(self._keys):
+            keys = tuple(
+                (type(arg), arg._shape, arg._dtype, arg._device) if isinstance(arg, Tensor) else (type(arg), arg)
+                for arg in args
+            )
+            if keys == self._keys:
+                tensors = [id(arg) for arg in args if isinstance(arg, Tensor)]
+                if len(set(tensors)) == len(tensors):
+                    return list(args)
+        structure, leaves, keys, same = _signature(args)
+        if structure != self._structure:
+            raise PlanError(
+                "plan: the arguments' nesting (tuples, lists, dicts, their lengths) differs from the plan's"
+            )
+        if keys != self._keys:
+            for index, (key, expected) in enumerate(zip(keys, self._keys, strict=True)):
+                if key != expected:
+                    raise PlanError(
+                        f"plan: argument leaf {index} is {_key_text(key)}, the plan was made for {_key_text(expected)}"
+                    )
+        if same != self._same:
+            raise PlanError(
+                "plan: which arguments are the same tensor differs from the arguments the plan was made for"
+            )
+        return leaves
+
+    def __call__(self, *args: Any, copy_outputs: bool = False) -> Any:
+        """Replay the step on ``args`` (same signature as at planning, else PlanError naming the argument).
+
+        Returns the step's outputs; tensors among them that the step computed live in the plan's buffers and
+        are overwritten by the next replay, unless ``copy_outputs`` is true (then they are independent copies).
+        Inplace and out= ops on the arguments write them and bump their versions as eager calls do.
+        """
+        leaves = self._check(args)
+        values: list[Any] = [None] * self._nslots
+        for leaf, slot in zip(leaves, self._arg_slots, strict=True):
+            if slot is not None:
+                values[slot] = leaf
+        # Buffers sit at negative slot indices (-1 - n), so one decode serves both.
+        values.extend(reversed(self.buffers))
+        for direct, func, rargs, arg_fills, rkwargs, kwarg_fills, result, nested in self._program:
+            if direct is not None:
+                # The eager front's direct path: one ufunc call into the buffer (see Plan._direct).
+                ufunc, sources, out_array, buffer = direct
+                ufunc(*[values[x]._array if type(x) is int else x.value for x in sources], out=out_array)
+                if result is not None:
+                    values[result] = buffer
+                continue
+            if nested:
+                out = func(*_decode(rargs, values), **_decode(rkwargs, values))
+            else:
+                call_args = list(rargs)
+                for index, slot in arg_fills:
+                    call_args[index] = values[slot]
+                if kwarg_fills:
+                    call_kwargs = dict(rkwargs)
+                    for key, slot in kwarg_fills:
+                        call_kwargs[key] = values[slot]
+                    out = func(*call_args, **call_kwargs)
+                else:
+                    out = func(*call_args, **rkwargs)
+            if result is not None:
+                values[result] = out
+        output = _decode(self._output, values)
+        if copy_outputs:
+            output = _map_tensors(output, Tensor.clone)
+        return output
+
+    def check(self, *args: Any) -> None:
+        """Run the step eagerly and through the plan, each on its own copies of ``args``'s tensors, and compare
+        the outputs and the copies afterwards bit for bit (shape, dtype, bytes). ``args`` are not touched.
+
+        Raises:
+            PlanError: the signature does not match (as a replay), or some output or argument differs (the
+                message names which).
+        """
+        self._check(args)
+
+        def copies() -> Any:
+            return _unflatten(self._structure, [_map_tensors(leaf, Tensor.clone) for leaf in _leaves(args)])
+
+        eager_args, planned_args = copies(), copies()
+        want = self.step(*eager_args)
+        got = self(*planned_args, copy_outputs=True)
+        pairs = [("the output", _leaves(want), _leaves(got)), ("argument", _leaves(eager_args), _leaves(planned_args))]
+        for what, expected, actual in pairs:
+            for index, (left, right) in enumerate(zip(expected, actual, strict=True)):
+                if isinstance(left, Tensor) and (
+                    left._shape != right._shape
+                    or left._dtype != right._dtype
+                    or left.numpy().tobytes() != right.numpy().tobytes()
+                ):
+                    raise PlanError(f"plan.check: {what} leaf {index} differs between eager and planned runs")
+
+    def __repr__(self) -> str:
+        rows = [("#", "op", "variant", "inputs", "output", "buffer")]
+        for index, record in enumerate(self.records):
+            inputs = ", ".join(_describe(value) for value in _tensor_leaves(record.args))
+            output = ", ".join(_describe(value) for value in _tensor_leaves(record.meta_result))
+            buffer = "" if record.buffer is None else f"b{record.buffer}"
+            variant = record.variant + (" (random)" if record.nondeterministic else "")
+            rows.append((str(index), record.name, variant, inputs, output, buffer))
+        widths = [max(len(row[column]) for row in rows) for column in range(6)]
+        lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
+        name = getattr(self.step, "__qualname__", "step")
+        head = f"Plan({name}, {len(self.records)} ops, {len(self.buffers)} buffers, {self.memory_bytes} bytes)"
+        return "\n".join([head, *lines])
+
+
+def _key_text(key: tuple[Any, ...]) -> str:
+    if len(key) == 4:
+        return f"a {key[0].__name__} of shape {list(key[1])}, {key[2]}, on {key[3]}"
+    return f"{key[0].__name__} {key[1]!r}"
+
+
+def _tensor_leaves(value: Any) -> list[Any]:
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [leaf for item in value for leaf in _tensor_leaves(item)]
+    if type(value) is _Slot:
+        return [f"%{value.index}"]
+    return []
+
+
+def _map_tensors(value: Any, fn: Callable[[Tensor], Any]) -> Any:
+    if isinstance(value, Tensor):
+        return fn(value)
+    if isinstance(value, tuple):
+        return tuple(_map_tensors(item, fn) for item in value)
+    if isinstance(value, list):
+        return [_map_tensors(item, fn) for item in value]
+    if isinstance(value, dict):
+        return {key: _map_tensors(item, fn) for key, item in value.items()}
+    return value
+
+
+def _check_output(value: Any) -> Any:
+    """The step's return value, checked: None, a tensor, or tuples, lists and dicts of tensors (nested)."""
+
+    def ok(item: Any) -> bool:
+        if isinstance(item, Tensor):
+            return True
+        if isinstance(item, (tuple, list)):
+            return all(ok(inner) for inner in item)
+        return isinstance(item, dict) and all(ok(inner) for inner in item.values())
+
+    if value is not None and not ok(value):
+        raise PlanError(
+            f"dt.plan: the step must return None, a tensor, or a tuple, list or dict of tensors, got {value!r:.60}"
+        )
+    return value
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The leaves of a nested value (tuples, lists, dicts), in :func:`_flatten`'s order."""
+    leaves: list[Any] = []
+    _flatten(value, leaves)
+    return leaves
+
+
+def _unflatten(structure: Any, leaves: list[Any]) -> Any:
+    if isinstance(structure, int):
+        return leaves[structure]
+    kind, items = structure
+    if kind is dict:
+        return {key: _unflatten(item, leaves) for key, item in items}
+    return kind(_unflatten(item, leaves) for item in items)
+
+
+def plan(step: Callable[..., Any], *args: Any) -> Plan:
+    """Trace ``step(*args)`` once on meta stand-ins of the tensor arguments and return a :class:`Plan` that
+    replays it.
+
+    Args:
+        step: a function of tensors and Python scalars (also nested in tuples, lists, dicts) returning None, a
+            tensor, or a tuple, list or dict of tensors. Its Python control flow is fixed at trace time.
+        args: example arguments: their shapes, dtypes, devices and scalar values make the plan's signature;
+            their data is not read and they are not written.
+
+    Raises:
+        PlanError: the step reads data (``item()``, ``numpy()``, ``bool()``, ...) or has a data-dependent shape
+            (boolean-mask indexing) while tracing (the message names the op and the step's line); it uses a
+            tensor no recorded op made (indexing with ``[]``, creation functions inside the step); the tensor
+            arguments are on several devices; an argument or the return value is of another type.
+        Errors of the ops themselves (shape, dtype, device checks) as eager calls raise them.
+    """
+    return Plan(step, args)
+
+
+class Planned:
+    """A step called through plans, one per argument signature (made by :func:`planned`).
+
+    Attributes:
+        step: the function planned.
+        plans: the cached plans, least recently used first, keyed by signature.
+        maxsize: how many plans are kept.
+    """
+
+    def __init__(self, step: Callable[..., Any], maxsize: int) -> None:
+        if type(maxsize) is not int or maxsize < 1:
+            raise ArgumentValueError(f"planned: expects maxsize a positive int, got {maxsize!r}")
+        self.step = step
+        self.maxsize = maxsize
+        self.plans: OrderedDict[Any, Plan] = OrderedDict()
+        functools.update_wrapper(self, step)
+
+    def __call__(self, *args: Any, copy_outputs: bool = False) -> Any:
+        """Replay the plan of ``args``'s signature, making it first when there is none or it is stale."""
+        structure, _leaves, keys, same = _signature(args)
+        key = (structure, keys, same)
+        made = self.plans.get(key)
+        if made is None or made._generation != dispatcher._generation[0]:
+            made = self.plans[key] = Plan(self.step, args)
+            while len(self.plans) > self.maxsize:
+                self.plans.popitem(last=False)
+        else:
+            self.plans.move_to_end(key)
+        return made(*args, copy_outputs=copy_outputs)
+
+
+@overload
+def planned(step: Callable[..., Any], *, maxsize: int = 8) -> Planned: ...
+
+
+@overload
+def planned(step: None = None, *, maxsize: int = 8) -> Callable[[Callable[..., Any]], Planned]: ...
+
+
+def planned(
+    step: Callable[..., Any] | None = None, *, maxsize: int = 8
+) -> Planned | Callable[[Callable[..., Any]], Planned]:
+    """Decorator: call ``step`` through a plan made for each argument signature (shapes, dtypes, devices,
+    scalar values, nesting), keeping the ``maxsize`` most recently used plans; a plan made stale by a kernel,
+    override or fallback registration is made again. ``copy_outputs=`` passes to the plan. Used as
+    ``@dt.planned`` or ``@dt.planned(maxsize=4)``.
+
+    Raises:
+        ArgumentValueError: ``maxsize`` not a positive int. PlanError: as :func:`plan`.
+    """
+    if type(maxsize) is not int or maxsize < 1:
+        raise ArgumentValueError(f"planned: expects maxsize a positive int, got {maxsize!r}")
+    if step is not None:
+        return Planned(step, maxsize)
+    return lambda fn: Planned(fn, maxsize)

@@ -1,0 +1,252 @@
+"""Static plans (devtensor.plan): tracing on meta stand-ins, replay equal to eager bit for bit, signature checks,
+invalidation by registrations, ``planned``'s cache, random ops drawing afresh."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import devtensor as dt
+from devtensor import Tensor, library
+from devtensor.errors import ArgumentValueError
+from devtensor.typed import ConstOut, CPUTensor
+
+
+def _weights(seed: int = 0) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    rng = np.random.default_rng(seed)
+    w1 = dt.tensor((rng.standard_normal((64, 32)) * 0.1).astype(np.float32))
+    b1 = dt.tensor(np.zeros(32, np.float32))
+    w2 = dt.tensor((rng.standard_normal((32, 10)) * 0.1).astype(np.float32))
+    b2 = dt.tensor(np.zeros(10, np.float32))
+    return w1, b1, w2, b2
+
+
+def _batch(seed: int) -> tuple[Tensor, Tensor]:
+    rng = np.random.default_rng(seed)
+    x = dt.tensor(rng.random((16, 64)).astype(np.float32))
+    onehot = np.zeros((16, 10), np.float32)
+    onehot[np.arange(16), rng.integers(0, 10, 16)] = 1.0
+    return x, dt.tensor(onehot)
+
+
+def mlp_step(w1: Tensor, b1: Tensor, w2: Tensor, b2: Tensor, x: Tensor, y: Tensor, lr: float) -> Any:
+    """A plainly written SGD step of a one-hidden-layer MLP (as examples/train_digits.py's model)."""
+    pre = x @ w1 + b1
+    h = pre.relu()
+    logits = h @ w2 + b2
+    logp = dt.log_softmax(logits, dim=1)
+    loss = -(logp * y).sum() / 16.0
+    d_logits = (logp.exp() - y) / 16.0
+    d_w2 = h.T @ d_logits
+    d_b2 = d_logits.sum(dim=0)
+    d_h = d_logits @ w2.T
+    d_pre = d_h * (pre > 0)
+    d_w1 = x.T @ d_pre
+    d_b1 = d_pre.sum(dim=0)
+    w1.sub_(d_w1, alpha=lr)
+    b1.sub_(d_b1, alpha=lr)
+    w2.sub_(d_w2, alpha=lr)
+    b2.sub_(d_b2, alpha=lr)
+    return {"loss": loss, "logits": logits}
+
+
+def test_mlp_steps_replay_bit_identical_to_eager() -> None:
+    planned_w = _weights()
+    eager_w = _weights()
+    x, y = _batch(0)
+    plan = dt.plan(mlp_step, *planned_w, x, y, 0.5)
+    assert any(entry[0] is not None for entry in plan._program)  # some ops replay as one ufunc call
+    assert all(w.tolist() == e.tolist() for w, e in zip(planned_w, eager_w, strict=True))  # planning touches nothing
+    versions = [w._storage.version for w in planned_w]
+    for seed in range(5):
+        x, y = _batch(seed)
+        got = plan(*planned_w, x, y, 0.5)
+        want = mlp_step(*eager_w, x, y, 0.5)
+        assert got.keys() == want.keys()
+        for key in want:
+            assert got[key].numpy().tobytes() == want[key].numpy().tobytes()
+        for w, e in zip(planned_w, eager_w, strict=True):
+            assert w.numpy().tobytes() == e.numpy().tobytes()
+    assert [w._storage.version - v for w, v in zip(planned_w, versions, strict=True)] == [5, 5, 5, 5]
+
+
+def test_outputs_live_in_the_plans_buffers_unless_copied() -> None:
+    def step(a: Tensor) -> Tensor:
+        return a * 2.0
+
+    plan = dt.plan(step, dt.tensor([1.0, 2.0]))
+    first = plan(dt.tensor([1.0, 2.0]))
+    second = plan(dt.tensor([5.0, 6.0]))
+    assert first is second and first.tolist() == [10.0, 12.0]
+    assert any(first is buffer for buffer in plan.buffers)
+    copied = plan(dt.tensor([1.0, 2.0]), copy_outputs=True)
+    plan(dt.tensor([3.0, 3.0]))
+    assert copied.tolist() == [2.0, 4.0]
+
+
+def test_outputs_of_each_kind() -> None:
+    a = dt.tensor([1.0, 2.0])
+    assert dt.plan(lambda t: None, a)(a) is None
+    out = dt.plan(lambda t: (t + 1, [t * 3]), a)(a)
+    assert isinstance(out, tuple) and out[0].tolist() == [2.0, 3.0] and out[1][0].tolist() == [3.0, 6.0]
+    assert dt.plan(lambda t: t, a)(a) is a  # an argument returned is the argument
+    with pytest.raises(dt.PlanError, match="must return"):
+        dt.plan(lambda t: 3, a)
+
+
+def test_nested_arguments_views_and_out() -> None:
+    def step(params: dict[str, Tensor], pair: tuple[Tensor, Tensor]) -> Tensor:
+        dt.add(pair[0], pair[1], out=params["acc"])
+        return params["acc"].T.sum(dim=1)
+
+    acc = dt.tensor(np.zeros((2, 3), np.float32))
+    a = dt.tensor(np.ones((2, 3), np.float32))
+    b = dt.tensor(np.full((2, 3), 2.0, np.float32))
+    plan = dt.plan(step, {"acc": acc}, (a, b))
+    assert acc.tolist() == [[0.0] * 3] * 2
+    version = acc._storage.version
+    assert plan({"acc": acc}, (a, b)).tolist() == [6.0, 6.0, 6.0]
+    assert acc.tolist() == [[3.0] * 3] * 2 and acc._storage.version == version + 1
+
+
+@pytest.mark.parametrize(
+    ("step", "where"),
+    [
+        (lambda t: t * t.sum().item(), "item"),
+        (lambda t: t.numpy(), "numpy"),
+        (lambda t: t.tolist(), "tolist"),
+        (lambda t: t if t.sum() > 0 else -t, "__bool__"),
+        (lambda t: t * float(t.sum()), "__float__"),
+        (lambda t: t[t > 0], "__getitem__"),
+    ],
+)
+def test_data_reads_while_tracing_raise_plan_error(step: Any, where: str) -> None:
+    a = dt.tensor([1.0, -2.0])
+    with pytest.raises(dt.PlanError, match=f"line .* in {where}") as info:
+        dt.plan(step, a)
+    assert isinstance(info.value, RuntimeError) and isinstance(info.value, dt.DevtensorError)
+
+
+def test_signature_mismatch_names_the_argument() -> None:
+    a = dt.tensor([1.0, 2.0])
+    plan = dt.plan(lambda t, s: t * s, a, 2.0)
+    with pytest.raises(dt.PlanError, match=r"leaf 0 .*shape \[3\].*shape \[2\]"):
+        plan(dt.tensor([1.0, 2.0, 3.0]), 2.0)
+    with pytest.raises(dt.PlanError, match=r"leaf 0 .*float32.*float64"):
+        plan(dt.tensor(np.ones(2, np.float32)), 2.0)
+    with pytest.raises(dt.PlanError, match=r"leaf 1 is float 3\.0, the plan was made for float 2\.0"):
+        plan(a, 3.0)
+    with pytest.raises(dt.PlanError, match="nesting"):
+        plan((a,), 2.0)
+    same = dt.plan(lambda t, u: t + u, a, a)
+    with pytest.raises(dt.PlanError, match="same tensor"):
+        same(a, a.clone())
+    assert same(a, a).tolist() == [2.0, 4.0]
+
+
+def test_registration_after_planning_invalidates_and_planned_replans() -> None:
+    a = dt.tensor([1.0, 2.0])
+    plan = dt.plan(lambda t: t.exp(), a)
+    calls = []
+
+    @dt.planned
+    def fast(t: Tensor) -> Tensor:
+        calls.append(1)
+        return t.exp()
+
+    fast(a)
+
+    def fake_exp(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.multiply(self.array, 10, out=out.array)
+
+    with library.override("exp", "cpu", fake_exp):
+        with pytest.raises(dt.PlanError, match="registered or removed after planning"):
+            plan(a)
+        assert fast(a).tolist() == [10.0, 20.0]
+    with pytest.raises(dt.PlanError, match="after planning"):
+        plan(a)
+    assert fast(a).tolist() == np.exp(np.array([1.0, 2.0])).tolist()
+    assert len(calls) == 3  # traced once, then again after each registration change
+
+
+def test_planned_keeps_one_plan_per_signature_bounded() -> None:
+    traces = []
+
+    @dt.planned(maxsize=2)
+    def fast(t: Tensor, k: int) -> Tensor:
+        traces.append(k)
+        return t * k
+
+    a = dt.tensor([1.0, 2.0])
+    assert fast(a, 2).tolist() == [2.0, 4.0]
+    assert fast(a, 2).tolist() == [2.0, 4.0]
+    assert fast(a, 3).tolist() == [3.0, 6.0]
+    assert fast(dt.tensor([1.0]), 3).tolist() == [3.0]
+    assert traces == [2, 3, 3]
+    assert len(fast.plans) == 2
+    fast(a, 2)
+    assert traces == [2, 3, 3, 2]
+
+
+def test_random_ops_draw_afresh_on_each_replay() -> None:
+    def step(t: Tensor) -> Tensor:
+        return (t * 0.0).exponential_()
+
+    plan = dt.plan(step, dt.tensor(np.zeros(64)))
+    first = plan(dt.tensor(np.zeros(64)), copy_outputs=True)
+    second = plan(dt.tensor(np.zeros(64)), copy_outputs=True)
+    assert not np.array_equal(first.numpy(), second.numpy())
+    assert "(random)" in repr(plan)
+
+
+def test_print_shows_a_table() -> None:
+    w = _weights()
+    x, y = _batch(0)
+    text = repr(dt.plan(mlp_step, *w, x, y, 0.5))
+    with pytest.raises(ArgumentValueError, match="maxsize"):
+        dt.planned(maxsize=0)
+    assert text.startswith("Plan(mlp_step, ")
+    assert "log_softmax" in text and "sub_" in text and "[16, 10] float32" in text and " b0" in text
+
+
+def test_tensors_no_recorded_op_made_are_refused() -> None:
+    with pytest.raises(dt.PlanError, match="no recorded op made"):
+        dt.plan(lambda t: t[0] + 1, dt.tensor([1.0, 2.0]))
+
+
+def test_check_compares_eager_and_planned_runs_on_copies() -> None:
+    w = _weights()
+    before = [t.numpy().tobytes() for t in w]
+    x, y = _batch(1)
+    plan = dt.plan(mlp_step, *w, x, y, 0.5)
+    plan.check(*w, x, y, 0.5)
+    assert [t.numpy().tobytes() for t in w] == before
+
+    def noisy(t: Tensor) -> Tensor:
+        return (t * 0.0).exponential_()
+
+    with pytest.raises(dt.PlanError, match="the output leaf 0 differs"):
+        dt.plan(noisy, dt.tensor(np.zeros(8))).check(dt.tensor(np.zeros(8)))
+
+
+def test_custom_ops_take_part_and_modes_see_the_trace() -> None:
+    def meta(self: Tensor) -> Any:
+        return self.shape, self.dtype
+
+    name = "plan_test_triple"
+    op = library.custom_op(name, out_may_be_input=True, method=False)(meta)
+    try:
+
+        @op.impl("cpu")
+        def _(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+            np.multiply(self.array, 3, out=out.array)
+
+        a = dt.tensor([1.0, 2.0])
+        with library.LoggingMode() as mode:
+            plan = dt.plan(lambda t: op.functional(t) + 1, a)
+        assert mode.names == [name, "add"]
+        assert plan(a).tolist() == [4.0, 7.0]
+    finally:
+        library.remove_op(name)
