@@ -386,3 +386,13 @@ def test_empty_and_degenerate_shapes_match_numpy(batch: tuple[int, ...], mn: tup
         shape = np.broadcast_shapes(batch, () if rtol is None else rtol.shape)
         assert xla.pinv(t, rtol=rtol).shape == (*shape, mn[1], mn[0])
         assert xla.matrix_rank(t, rtol=rtol).shape == shape
+
+
+def test_bad_uplo_and_full_matrices_name_the_argument() -> None:
+    a = dt.tensor([[2.0, 1.0], [1.0, 3.0]])
+    with pytest.raises(ArgumentValueError, match=r"linalg_eigh.*'UPLO'.*'X'"):
+        dt.linalg.eigh(a, UPLO="X")  # type: ignore[arg-type]
+    with pytest.raises(ArgumentValueError, match=r"linalg_eigvalsh.*'UPLO'"):
+        dt.linalg.eigvalsh(a, "q")  # type: ignore[arg-type]
+    with pytest.raises(ArgumentTypeError, match=r"linalg_svd.*'full_matrices'.*str"):
+        dt.linalg.svd(a, full_matrices="x")  # type: ignore[arg-type]

@@ -360,8 +360,14 @@ def linalg_eigvalsh(A: TensorMeta, UPLO: Literal["L", "U"] = "L") -> TensorSpec:
     """The eigenvalues of each Hermitian (real symmetric) matrix of ``A [..., n, n]``, ascending, shape
     ``[..., n]``, of the real dtype (``torch.linalg.eigvalsh``; values as ``numpy.linalg.eigvalsh``). Only the
     ``UPLO`` triangle (``"L"`` lower, ``"U"`` upper) is read."""
+    _check_uplo("linalg_eigvalsh", UPLO)
     s = _matrices("linalg_eigvalsh", A, square=True)
     return s[:-1], real_dtype(linalg_dtype("linalg_eigvalsh", A.dtype))
+
+
+def _check_uplo(op: str, uplo: object) -> None:
+    if uplo not in ("L", "U") or type(uplo) is not str:
+        raise ArgumentValueError(f"{op}: argument 'UPLO' must be 'L' or 'U', got {uplo!r}")
 
 
 @_ks.linalg_eigvalsh.xp
@@ -446,6 +452,11 @@ def linalg_svd(A: TensorMeta, full_matrices: bool = True) -> tuple[TensorSpec, T
     (``torch.linalg.svd``; values as ``numpy.linalg.svd``), ``k = min(m, n)``: ``U [..., m, m]``, ``S [..., k]``
     (descending, real dtype), ``Vh [..., n, n]``; with ``full_matrices=False`` ``U [..., m, k]`` and ``Vh [...,
     k, n]``. Each pair of singular vectors is unique only up to a common sign (unit phase)."""
+    if type(full_matrices) is not bool:
+        raise ArgumentTypeError(
+            f"linalg_svd: argument 'full_matrices' must be a bool, got {type(full_matrices).__name__} "
+            f"{full_matrices!r}"
+        )
     s = _matrices("linalg_svd", A)
     dtype = linalg_dtype("linalg_svd", A.dtype)
     m, n = s[-2:]
@@ -475,6 +486,7 @@ def linalg_eigh(A: TensorMeta, UPLO: Literal["L", "U"] = "L") -> tuple[TensorSpe
     (``torch.linalg.eigh``; values as ``numpy.linalg.eigh``): ``eigenvalues [..., n]`` (ascending, real dtype)
     and ``eigenvectors [..., n, n]`` (column ``i`` for eigenvalue ``i``, unique only up to sign or phase). Only
     the ``UPLO`` triangle is read."""
+    _check_uplo("linalg_eigh", UPLO)
     s = _matrices("linalg_eigh", A, square=True)
     dtype = linalg_dtype("linalg_eigh", A.dtype)
     return (s[:-1], real_dtype(dtype)), (s, dtype)
