@@ -454,8 +454,7 @@ def linalg_svd(A: TensorMeta, full_matrices: bool = True) -> tuple[TensorSpec, T
     k, n]``. Each pair of singular vectors is unique only up to a common sign (unit phase)."""
     if type(full_matrices) is not bool:
         raise ArgumentTypeError(
-            f"linalg_svd: argument 'full_matrices' must be a bool, got {type(full_matrices).__name__} "
-            f"{full_matrices!r}"
+            f"linalg_svd: argument 'full_matrices' must be a bool, got {type(full_matrices).__name__} {full_matrices!r}"
         )
     s = _matrices("linalg_svd", A)
     dtype = linalg_dtype("linalg_svd", A.dtype)
