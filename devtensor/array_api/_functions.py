@@ -178,26 +178,19 @@ def argmin(x: Tensor, /, *, axis: int | None = None, keepdims: bool = False) -> 
 
 def nonzero(x: Tensor, /) -> tuple[Tensor, ...]:
     """The indices of the non-zero elements, one int64 tensor per dimension (C order); the count depends on the
-    data.
+    data: :func:`devtensor.nonzero`.
 
     Raises:
         ShapeError: a 0-d tensor (the standard requires the error).
     """
     if x.ndim == 0:
         raise ShapeError("nonzero: a 0-d tensor has no dimensions to index")
-    mask = _dt.ne(x, 0)
-    result = []
-    for d, n in enumerate(x.shape):
-        shape = [1] * x.ndim
-        shape[d] = n
-        coords = _dt.broadcast_to(_dt.reshape(_dt.arange(n, device=x.device), tuple(shape)), x.shape)
-        result.append(coords[mask])
-    return tuple(result)
+    return tuple(_dt.nonzero(x, as_tuple=True))
 
 
 def searchsorted(x1: Tensor, x2: Tensor, /, *, side: str = "left", sorter: Tensor | None = None) -> Tensor:
     """For each element of ``x2``, the index where it would be inserted into the sorted 1-d ``x1`` (``side``:
-    "left" first such index, "right" last), int64 of ``x2``'s shape; computed by counting comparisons.
+    "left" first such index, "right" last), int64 of ``x2``'s shape: :func:`devtensor.searchsorted`.
 
     Raises:
         ArgumentValueError: ``side`` neither "left" nor "right"; ``x1`` not 1-d.
@@ -208,9 +201,7 @@ def searchsorted(x1: Tensor, x2: Tensor, /, *, side: str = "left", sorter: Tenso
         raise ArgumentValueError(f"searchsorted: argument 'x1' must be 1-d, got shape {x1.shape}")
     if sorter is not None:
         x1 = x1[sorter]
-    below = _dt.lt if side == "left" else _dt.le
-    grid = below(_dt.reshape(x1, (1,) * x2.ndim + (x1.shape[0],)), _dt.unsqueeze(x2, -1))
-    return _dt.sum(grid, -1, dtype="int64")
+    return _dt.searchsorted(x1, x2, side=side)
 
 
 def where(condition: Tensor, x1: Any, x2: Any, /) -> Tensor:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import devtensor as _dt
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
+from devtensor.errors import ArgumentValueError, ShapeError
 from devtensor.meta import normalize_dim
 from devtensor.tensor import Tensor
 
@@ -131,27 +131,9 @@ def reshape(x: Tensor, /, shape: Sequence[int], *, copy: bool | None = None) -> 
 
 def roll(x: Tensor, /, shift: int | Sequence[int], *, axis: int | Sequence[int] | None = None) -> Tensor:
     """``x`` with its elements shifted by ``shift`` along ``axis`` (the flattened tensor when None), wrapping
-    around, as NumPy's ``roll``; computed with slices and :func:`devtensor.cat`.
-
-    Raises:
-        ArgumentValueError: ``shift`` and ``axis`` of different lengths.
-    """
-    if axis is None:
-        return reshape(roll(_dt.reshape(x, (-1,)), shift, axis=0), x.shape)
-    shifts = (shift,) if not isinstance(shift, Sequence) else tuple(shift)
-    axes = _axes("roll", axis, x.ndim)
-    if len(shifts) == 1 and len(axes) > 1:
-        shifts = shifts * len(axes)
-    if len(shifts) != len(axes):
-        raise ArgumentValueError(f"roll: argument 'shift' {shift!r} and 'axis' {axis!r} differ in length")
-    result = x
-    for s, a in zip(shifts, axes, strict=True):
-        n = result.shape[a]
-        k = operator.index(s) % n if n else 0
-        if k:
-            lead = (slice(None),) * a
-            result = _dt.cat([result[(*lead, slice(n - k, None))], result[(*lead, slice(0, n - k))]], a)
-    return result if result is not x else _dt.clone(x)
+    around, as NumPy's ``roll``: :func:`devtensor.roll`."""
+    dims = None if axis is None else (axis if isinstance(axis, int) else tuple(axis))
+    return _dt.roll(x, shift if isinstance(shift, int) else tuple(shift), dims)
 
 
 def squeeze(x: Tensor, /, axis: int | Sequence[int]) -> Tensor:
@@ -175,25 +157,8 @@ def stack(arrays: Sequence[Tensor], /, *, axis: int = 0) -> Tensor:
 
 def tile(x: Tensor, repetitions: Sequence[int], /) -> Tensor:
     """``x`` repeated ``repetitions`` times along each axis (leading ones added to the shorter of the two), as
-    NumPy's ``tile``: a broadcast view made contiguous.
-
-    Raises:
-        ArgumentValueError: a negative repetition.
-        ArgumentTypeError: a repetition that is not an int.
-    """
-    try:
-        reps = tuple(operator.index(r) for r in repetitions)
-    except TypeError:
-        raise ArgumentTypeError(f"tile: argument 'repetitions' must be ints, got {repetitions!r}") from None
-    if any(r < 0 for r in reps):
-        raise ArgumentValueError(f"tile: argument 'repetitions' must be non-negative, got {reps}")
-    n = max(len(reps), x.ndim)
-    reps = (1,) * (n - len(reps)) + reps
-    shape = (1,) * (n - x.ndim) + x.shape
-    pairs = [d for s in shape for d in (1, s)]
-    expanded = [d for r, s in zip(reps, shape, strict=True) for d in (r, s)]
-    tiled = _dt.broadcast_to(_dt.reshape(x, tuple(pairs)), tuple(expanded))
-    return _dt.reshape(_dt.contiguous(tiled), tuple(r * s for r, s in zip(reps, shape, strict=True)))
+    NumPy's ``tile``: :func:`devtensor.tile`."""
+    return _dt.tile(x, tuple(repetitions))
 
 
 def unstack(x: Tensor, /, *, axis: int = 0) -> tuple[Tensor, ...]:
