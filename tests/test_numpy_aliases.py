@@ -103,6 +103,15 @@ def test_both_names_is_a_type_error_naming_the_op_and_both(
         call(t)
 
 
+def test_modes_see_the_call_under_pytorchs_names() -> None:
+    t = dt.from_numpy(A.copy())
+    with library.LoggingMode(sink=lambda text: None) as log:
+        t.sum(axis=1, keepdims=True)
+        t.sum(1, True)
+    assert log.names == ["sum", "sum"]
+    assert log.calls[0].args == log.calls[1].args and log.calls[0].kwargs == log.calls[1].kwargs
+
+
 def test_both_names_with_out_changes_nothing() -> None:
     out = dt.zeros(2, 4)
     with pytest.raises(TypeError, match="both 'dim' and 'axis'"):
